@@ -1,0 +1,158 @@
+package io.rubix.core;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.metadata.EmbeddedServices;
+import io.rubix.core.read.BlockReader;
+import io.rubix.core.read.CachingInputStream;
+import io.rubix.core.read.Source;
+import io.rubix.core.stats.CacheStats;
+import io.rubix.core.stats.CacheStatsBean;
+import io.rubix.core.stats.StreamStats;
+import io.rubix.core.store.BlockStore;
+import io.rubix.core.store.CacheFiles;
+import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.CacheMetadataService;
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything one cache-enabled file system needs to read through the cache: the metadata service,
+ * the block store, the read path with its thread pools, and statistics. Owned by the file system and
+ * closed with it.
+ */
+public final class CacheEngine implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(CacheEngine.class);
+
+  private final CacheConfig config;
+  private final CacheMetadataService service;
+  private final AutoCloseable serviceRelease;
+  private final BlockStore store;
+  private final BlockReader reader;
+  private final CacheStats stats = new CacheStats();
+  private final ExecutorService fetchExecutor;
+  private final ExecutorService writeExecutor;
+  private final ExecutorService vectoredExecutor;
+  private final ObjectName beanName;
+
+  private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name) {
+    this.config = requireNonNull(config, "config is null");
+    this.service = requireNonNull(service, "service is null");
+    this.serviceRelease = requireNonNull(serviceRelease, "serviceRelease is null");
+    CacheFiles files = new CacheFiles(config.openFilesMax(), opener);
+    if (service instanceof io.rubix.core.metadata.InProcessMetadataService inProcess) {
+      inProcess.addEvictionListener(files);
+    }
+    this.store = new BlockStore(config.blockSize(), files, config.checksumVerification(), 2 * config.fetchThreads() + 16);
+    this.fetchExecutor = pool("rubix-fetch-" + name, config.fetchThreads());
+    this.writeExecutor = pool("rubix-write-" + name, 2);
+    this.vectoredExecutor = pool("rubix-vectored-" + name, config.fetchThreads());
+    this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor);
+    this.beanName = config.jmxEnabled() ? register(name) : null;
+  }
+
+  /** An engine using this JVM's embedded metadata service for the configured cache directories. */
+  public static CacheEngine embedded(CacheConfig config, String name, ChannelOpener opener) {
+    EmbeddedServices.Handle handle = EmbeddedServices.acquire(config);
+    return new CacheEngine(config, handle.service(), handle, opener, name);
+  }
+
+  /** An engine using {@code service}, which the caller owns. */
+  public static CacheEngine withService(CacheConfig config, CacheMetadataService service, String name, ChannelOpener opener) {
+    return new CacheEngine(config, service, () -> {}, opener, name);
+  }
+
+  public CachingInputStream open(ObjectVersion version, Source source) {
+    return new CachingInputStream(reader, version, source, new StreamStats(stats), vectoredExecutor);
+  }
+
+  public CacheConfig config() {
+    return config;
+  }
+
+  public CacheStats stats() {
+    return stats;
+  }
+
+  public CacheMetadataService service() {
+    return service;
+  }
+
+  public BlockStore store() {
+    return store;
+  }
+
+  /** Drops every cached version of {@code path} (after a write, rename or delete through this file system). */
+  public void invalidate(String path) {
+    try {
+      service.invalidatePath(path);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not invalidate cached blocks of {}", path, e);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    fetchExecutor.shutdown();
+    vectoredExecutor.shutdown();
+    writeExecutor.shutdown();
+    try {
+      writeExecutor.awaitTermination(10, TimeUnit.SECONDS);
+      fetchExecutor.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    store.close();
+    if (beanName != null) {
+      try {
+        ManagementFactory.getPlatformMBeanServer().unregisterMBean(beanName);
+      } catch (JMException e) {
+        LOG.debug("Unregistering {} failed", beanName, e);
+      }
+    }
+    try {
+      serviceRelease.close();
+    } catch (Exception e) {
+      throw new IOException("Releasing the cache metadata service failed", e);
+    }
+  }
+
+  private ObjectName register(String name) {
+    try {
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      ObjectName objectName = new ObjectName("io.rubix:type=Cache,name=" + ObjectName.quote(name)
+          + ",id=" + Integer.toHexString(System.identityHashCode(this)));
+      server.registerMBean(new CacheStatsBean(stats, service), objectName);
+      return objectName;
+    } catch (JMException e) {
+      LOG.warn("Could not register the cache JMX bean for {}", name, e);
+      return null;
+    }
+  }
+
+  private static ExecutorService pool(String name, int threads) {
+    AtomicInteger counter = new AtomicInteger();
+    ThreadFactory factory = runnable -> {
+      Thread thread = new Thread(runnable, name + "-" + counter.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
+    executor.allowCoreThreadTimeOut(true);
+    return executor;
+  }
+}

@@ -1,0 +1,106 @@
+package io.rubix.core.config;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.spi.config.CacheKeys;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The cache's configuration, read once from a Hadoop {@link Configuration} and validated: a bad value
+ * fails with an {@link InvalidConfigException} naming the key, the value and what is allowed.
+ */
+public record CacheConfig(
+    boolean enabled,
+    int blockSize,
+    List<Path> cacheDirs,
+    long maxSizePerDisk,
+    int usagePercentage,
+    Freshness freshness,
+    Duration freshnessTtl,
+    boolean strictMode,
+    ChecksumVerification checksumVerification,
+    int openFilesMax,
+    Duration leaseTimeout,
+    InFlightPolicy inFlightPolicy,
+    Duration inFlightWaitTimeout,
+    int fetchThreads,
+    long readAheadMax,
+    long fetchChunkSize,
+    int statusCacheEntries,
+    boolean jmxEnabled) {
+
+  public CacheConfig {
+    requireNonNull(cacheDirs, "cacheDirs is null");
+    cacheDirs = List.copyOf(cacheDirs);
+    requireNonNull(freshness, "freshness is null");
+    requireNonNull(freshnessTtl, "freshnessTtl is null");
+    requireNonNull(checksumVerification, "checksumVerification is null");
+    requireNonNull(leaseTimeout, "leaseTimeout is null");
+    requireNonNull(inFlightPolicy, "inFlightPolicy is null");
+    requireNonNull(inFlightWaitTimeout, "inFlightWaitTimeout is null");
+    if (enabled && cacheDirs.isEmpty()) {
+      throw new InvalidConfigException(CacheKeys.DIRS, "", "at least one cache directory (set " + CacheKeys.DIRS.name()
+          + " or " + CacheKeys.DIR_PREFIX_LIST.name() + ", or set " + CacheKeys.ENABLED.name() + "=false)");
+    }
+    if (fetchChunkSize < blockSize) {
+      throw new InvalidConfigException(CacheKeys.FETCH_CHUNK, Long.toString(fetchChunkSize),
+          "at least " + CacheKeys.BLOCK_SIZE.name() + " (" + blockSize + ")");
+    }
+  }
+
+  public static CacheConfig from(Configuration conf) {
+    ConfigReader reader = new ConfigReader(conf);
+    boolean enabled = reader.getBoolean(CacheKeys.ENABLED);
+    int blockSize = (int) reader.getBytes(CacheKeys.BLOCK_SIZE, 4096, 256L << 20);
+    return new CacheConfig(
+        enabled,
+        blockSize,
+        cacheDirs(reader),
+        reader.getBytes(CacheKeys.MAX_SIZE, blockSize, Long.MAX_VALUE),
+        reader.getInt(CacheKeys.USAGE_PERCENTAGE, 1, 100),
+        reader.getEnum(CacheKeys.FRESHNESS, Freshness.class),
+        reader.getDuration(CacheKeys.FRESHNESS_TTL, Duration.ZERO),
+        reader.getBoolean(CacheKeys.STRICT_MODE),
+        reader.getEnum(CacheKeys.CHECKSUM_VERIFY, ChecksumVerification.class),
+        reader.getInt(CacheKeys.OPEN_FILES_MAX, 1, 1_000_000),
+        reader.getDuration(CacheKeys.LEASE_TIMEOUT, Duration.ofMillis(100)),
+        reader.getEnum(CacheKeys.INFLIGHT_POLICY, InFlightPolicy.class),
+        reader.getDuration(CacheKeys.INFLIGHT_WAIT_TIMEOUT, Duration.ZERO),
+        reader.getInt(CacheKeys.FETCH_THREADS, 1, 1024),
+        reader.getBytes(CacheKeys.READAHEAD_MAX, 0, 1L << 30),
+        reader.getBytes(CacheKeys.FETCH_CHUNK, 4096, 1L << 30),
+        reader.getInt(CacheKeys.STATUS_CACHE_ENTRIES, 1, 100_000_000),
+        reader.getBoolean(CacheKeys.JMX_ENABLED));
+  }
+
+  private static List<Path> cacheDirs(ConfigReader reader) {
+    List<String> dirs = reader.getList(CacheKeys.DIRS);
+    List<Path> result = new ArrayList<>();
+    if (!dirs.isEmpty()) {
+      for (String dir : dirs) {
+        Path path = Path.of(dir);
+        if (!path.isAbsolute()) {
+          throw new InvalidConfigException(CacheKeys.DIRS, dir, "absolute directory paths");
+        }
+        result.add(path.normalize());
+      }
+      return result;
+    }
+    String suffix = reader.raw(CacheKeys.DIR_SUFFIX);
+    int maxDisks = reader.getInt(CacheKeys.MAX_DISKS, 1, 1024);
+    for (String prefix : reader.getList(CacheKeys.DIR_PREFIX_LIST)) {
+      for (int i = 0; i < maxDisks; i++) {
+        Path disk = Path.of(prefix + i);
+        if (Files.isDirectory(disk)) {
+          result.add(Path.of(prefix + i + suffix).normalize());
+        }
+      }
+    }
+    return result;
+  }
+}

@@ -1,0 +1,41 @@
+package io.rubix.core.metadata;
+
+import io.rubix.spi.ObjectVersion;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Metadata of one cached object version: which blocks are published and their CRC32Cs, which blocks
+ * may have bytes on disk (and so are charged against the disk's cap), and which are being fetched.
+ * Not thread-safe: guarded by the owning service's lock.
+ */
+final class CachedObject {
+  final ObjectVersion version;
+  final int disk;
+  final Path dataFile;
+  final int blockSize;
+  final BitSet published = new BitSet();
+  final BitSet charged = new BitSet();
+  /** Block index to the id of the lease fetching it. */
+  final Map<Integer, Long> inFlight = new HashMap<>();
+  final int[] crc32c;
+  long chargedBytes;
+
+  CachedObject(ObjectVersion version, int disk, Path dataFile, int blockSize) {
+    this.version = version;
+    this.disk = disk;
+    this.dataFile = dataFile;
+    this.blockSize = blockSize;
+    this.crc32c = new int[version.blockCount(blockSize)];
+  }
+
+  int blockLength(int block) {
+    return version.blockLength(block, blockSize);
+  }
+
+  boolean pinned() {
+    return !inFlight.isEmpty();
+  }
+}

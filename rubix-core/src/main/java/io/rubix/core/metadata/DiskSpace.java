@@ -1,0 +1,18 @@
+package io.rubix.core.metadata;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+
+/** Space accounting and LRU order of the objects on one cache disk. Guarded by the owning service's lock. */
+final class DiskSpace {
+  final Path root;
+  final long capacityBytes;
+  /** Object versions on this disk, least recently used first. */
+  final LinkedHashMap<io.rubix.spi.ObjectVersion, CachedObject> lru = new LinkedHashMap<>(16, 0.75f, true);
+  long usedBytes;
+
+  DiskSpace(Path root, long capacityBytes) {
+    this.root = root;
+    this.capacityBytes = capacityBytes;
+  }
+}

@@ -1,0 +1,176 @@
+package io.rubix.core.metadata;
+
+import io.rubix.core.config.CacheConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * In-process metadata services, one per set of cache directories, shared by every caching file
+ * system of this JVM that uses those directories and closed when the last one is released.
+ *
+ * <p>This is the one JVM-wide registry in RubiX, for the same reason Hadoop has a FileSystem cache:
+ * file systems are created reflectively, one per scheme and bucket, yet the directories they cache
+ * into have one cap to honour. Two file systems with different directories get independent services.
+ *
+ * <p>Embedded metadata is not persisted: each JVM caches under its own subdirectory
+ * {@code <dir>/embedded/<id>}, locked while it lives; subdirectories whose lock is free belong to
+ * JVMs that are gone and are deleted at startup. Several JVMs of one node should share the
+ * BookKeeper daemon instead, which persists metadata and enforces one cap for all.
+ */
+public final class EmbeddedServices {
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServices.class);
+  private static final Map<List<Path>, Shared> SERVICES = new HashMap<>();
+
+  private EmbeddedServices() {}
+
+  /** A reference to a shared service; {@link #close()} releases it. */
+  public static final class Handle implements AutoCloseable {
+    private final List<Path> key;
+    private final Shared shared;
+    private boolean closed;
+
+    private Handle(List<Path> key, Shared shared) {
+      this.key = key;
+      this.shared = shared;
+    }
+
+    public InProcessMetadataService service() {
+      return shared.service;
+    }
+
+    @Override
+    public void close() {
+      synchronized (SERVICES) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        if (--shared.references == 0) {
+          SERVICES.remove(key);
+          shared.service.close();
+          shared.releaseLocks();
+        }
+      }
+    }
+  }
+
+  public static Handle acquire(CacheConfig config) {
+    List<Path> key = config.cacheDirs().stream().map(p -> p.toAbsolutePath().normalize()).toList();
+    synchronized (SERVICES) {
+      Shared shared = SERVICES.get(key);
+      if (shared == null) {
+        shared = Shared.create(config, key);
+        SERVICES.put(key, shared);
+      } else if (shared.service.blockSize() != config.blockSize()) {
+        throw new IllegalArgumentException("Cache directories " + key + " are already used in this JVM with block size "
+            + shared.service.blockSize() + ", not " + config.blockSize());
+      }
+      shared.references++;
+      return new Handle(key, shared);
+    }
+  }
+
+  private static final class Shared {
+    final InProcessMetadataService service;
+    final List<FileChannel> locks;
+    int references;
+
+    Shared(InProcessMetadataService service, List<FileChannel> locks) {
+      this.service = service;
+      this.locks = locks;
+    }
+
+    static Shared create(CacheConfig config, List<Path> dirs) {
+      String id = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
+      List<Path> roots = new ArrayList<>();
+      List<Long> capacities = new ArrayList<>();
+      List<FileChannel> locks = new ArrayList<>();
+      for (Path dir : dirs) {
+        Path embedded = dir.resolve("embedded");
+        Path root = embedded.resolve(id);
+        roots.add(root);
+        capacities.add(capacity(config, dir));
+        try {
+          Files.createDirectories(root);
+          FileChannel lock = FileChannel.open(root.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          lock.lock();
+          locks.add(lock);
+          deleteAbandoned(embedded, root);
+        } catch (IOException | UncheckedIOException e) {
+          LOG.warn("Cache directory {} is not usable; reads will go to the source and be counted as cache write failures", dir, e);
+        }
+      }
+      InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime);
+      return new Shared(service, locks);
+    }
+
+    void releaseLocks() {
+      for (FileChannel lock : locks) {
+        try {
+          lock.close();
+        } catch (IOException e) {
+          LOG.debug("Closing cache lock failed", e);
+        }
+      }
+    }
+  }
+
+  /** The cap of one cache directory: the smaller of the configured size and percentage of its disk. */
+  static long capacity(CacheConfig config, Path dir) {
+    long byPercentage = Long.MAX_VALUE;
+    try {
+      Path existing = dir;
+      while (existing != null && !Files.exists(existing)) {
+        existing = existing.getParent();
+      }
+      if (existing != null) {
+        FileStore store = Files.getFileStore(existing);
+        byPercentage = store.getTotalSpace() / 100 * config.usagePercentage();
+      }
+    } catch (IOException e) {
+      LOG.warn("Cannot read the size of the disk holding {}", dir, e);
+      byPercentage = 0;
+    }
+    return config.maxSizePerDisk() > 0 ? Math.min(config.maxSizePerDisk(), byPercentage) : byPercentage;
+  }
+
+  private static void deleteAbandoned(Path embedded, Path own) throws IOException {
+    try (DirectoryStream<Path> siblings = Files.newDirectoryStream(embedded)) {
+      for (Path sibling : siblings) {
+        if (sibling.equals(own) || !Files.isDirectory(sibling)) {
+          continue;
+        }
+        try (FileChannel channel = FileChannel.open(sibling.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+          FileLock lock = channel.tryLock();
+          if (lock == null) {
+            continue;
+          }
+          lock.release();
+        } catch (OverlappingFileLockException inThisJvm) {
+          continue;
+        }
+        LOG.info("Deleting cache files of a JVM that is gone: {}", sibling);
+        try (Stream<Path> files = Files.walk(sibling)) {
+          files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,471 @@
+package io.rubix.core.metadata;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.metadata.CacheMetadataService;
+import io.rubix.spi.metadata.CacheUsage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cache metadata service in the reader's own JVM (embedded mode).
+ *
+ * <p>Design: one lock guards all metadata; every call holds it for a few map and bit-set operations
+ * and never does I/O under it (files of evicted objects are deleted after the lock is released).
+ * Space is charged when a block is granted, before any byte is written, so a disk's cap is never
+ * exceeded: granting evicts least-recently-used objects that no lease is fetching into, and denies
+ * the block when that is not enough. A block stays charged while bytes may be on disk (granted,
+ * aborted after a write, published, or dropped as corrupt) until its object is evicted.
+ */
+public final class InProcessMetadataService implements CacheMetadataService {
+  private static final Logger LOG = LoggerFactory.getLogger(InProcessMetadataService.class);
+
+  private final int blockSize;
+  private final CacheLayout layout;
+  private final List<DiskSpace> disks;
+  private final long leaseTimeoutNanos;
+  private final LongSupplier nanoClock;
+  private final List<EvictionListener> listeners = new CopyOnWriteArrayList<>();
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition inFlightChanged = lock.newCondition();
+  // @GuardedBy("lock")
+  private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
+  // @GuardedBy("lock")
+  private final Map<Long, Lease> leases = new HashMap<>();
+  // @GuardedBy("lock")
+  private long nextLeaseId = 1;
+  // @GuardedBy("lock")
+  private long nextGeneration = 1;
+  // @GuardedBy("lock")
+  private long evictions;
+
+  /**
+   * @param blockSize block size in bytes
+   * @param roots one cache root directory per disk
+   * @param capacities the cap in bytes of each root, same order
+   * @param leaseTimeout how long a grant is held before it is given to someone else
+   * @param nanoClock time source for lease expiry (System::nanoTime outside tests)
+   */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock) {
+    if (blockSize <= 0) {
+      throw new IllegalArgumentException("blockSize must be positive: " + blockSize);
+    }
+    if (roots.size() != capacities.size()) {
+      throw new IllegalArgumentException("one capacity per root: " + roots + " vs " + capacities);
+    }
+    this.blockSize = blockSize;
+    this.layout = new CacheLayout(roots);
+    this.disks = new ArrayList<>();
+    for (int i = 0; i < roots.size(); i++) {
+      disks.add(new DiskSpace(roots.get(i), capacities.get(i)));
+    }
+    this.leaseTimeoutNanos = leaseTimeout.toNanos();
+    this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
+  }
+
+  public void addEvictionListener(EvictionListener listener) {
+    listeners.add(requireNonNull(listener, "listener is null"));
+  }
+
+  @Override
+  public int blockSize() {
+    return blockSize;
+  }
+
+  @Override
+  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) {
+    checkRange(version, firstBlock, endBlock);
+    lock.lock();
+    try {
+      expireLeases();
+      CachedObject object = touch(version);
+      return describe(version, object, firstBlock, endBlock, null);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) {
+    checkRange(version, firstBlock, endBlock);
+    List<CachedObject> evicted = new ArrayList<>();
+    BlockRange range;
+    lock.lock();
+    try {
+      expireLeases();
+      CachedObject object = touch(version);
+      if (object == null) {
+        int disk = layout.diskOf(version);
+        object = new CachedObject(version, disk, layout.dataFile(version, disk, nextGeneration++), blockSize);
+        objects.put(version, object);
+        disks.get(disk).lru.put(version, object);
+      }
+      Lease lease = new Lease(nextLeaseId++, object, nanoClock.getAsLong() + leaseTimeoutNanos);
+      DiskSpace disk = disks.get(object.disk);
+      for (int block = firstBlock; block < endBlock; block++) {
+        if (object.published.get(block) || object.inFlight.containsKey(block)) {
+          continue;
+        }
+        if (!object.charged.get(block)) {
+          int length = object.blockLength(block);
+          if (!reserve(disk, object, length, evicted)) {
+            continue;
+          }
+          object.charged.set(block);
+          object.chargedBytes += length;
+          disk.usedBytes += length;
+        }
+        object.inFlight.put(block, lease.id);
+        lease.blocks.set(block);
+      }
+      if (!lease.blocks.isEmpty()) {
+        leases.put(lease.id, lease);
+      } else if (object.chargedBytes == 0 && object.inFlight.isEmpty()) {
+        forget(object);
+      }
+      range = describe(version, object, firstBlock, endBlock, lease);
+    } finally {
+      lock.unlock();
+    }
+    deleteFiles(evicted);
+    return range;
+  }
+
+  @Override
+  public int commit(long leaseId, int[] blocks, int[] crc32c) {
+    if (blocks.length != crc32c.length) {
+      throw new IllegalArgumentException("blocks and crc32c differ in length: " + blocks.length + " vs " + crc32c.length);
+    }
+    lock.lock();
+    try {
+      Lease lease = leases.get(leaseId);
+      if (lease == null) {
+        return 0;
+      }
+      int published = 0;
+      CachedObject object = lease.object;
+      for (int i = 0; i < blocks.length; i++) {
+        int block = blocks[i];
+        if (lease.blocks.get(block)) {
+          lease.blocks.clear(block);
+          object.inFlight.remove(block);
+          object.published.set(block);
+          object.crc32c[block] = crc32c[i];
+          published++;
+        }
+      }
+      finishIfDone(lease);
+      inFlightChanged.signalAll();
+      return published;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void abort(long leaseId, int[] blocks, boolean written) {
+    lock.lock();
+    try {
+      Lease lease = leases.get(leaseId);
+      if (lease == null) {
+        return;
+      }
+      CachedObject object = lease.object;
+      for (int block : blocks) {
+        if (lease.blocks.get(block)) {
+          lease.blocks.clear(block);
+          object.inFlight.remove(block);
+          if (!written) {
+            uncharge(object, block);
+          }
+        }
+      }
+      finishIfDone(lease);
+      inFlightChanged.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public BlockRange awaitInFlight(ObjectVersion version, int firstBlock, int endBlock, long timeoutMillis) throws InterruptedException {
+    checkRange(version, firstBlock, endBlock);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    lock.lock();
+    try {
+      while (true) {
+        expireLeases();
+        CachedObject object = objects.get(version);
+        long remaining = deadline - System.nanoTime();
+        if (object == null || !anyInFlight(object, firstBlock, endBlock) || remaining <= 0) {
+          return describe(version, object, firstBlock, endBlock, null);
+        }
+        long untilExpiry = Long.MAX_VALUE;
+        for (long leaseId : object.inFlight.values()) {
+          Lease lease = leases.get(leaseId);
+          if (lease != null) {
+            untilExpiry = Math.min(untilExpiry, lease.deadlineNanos - nanoClock.getAsLong());
+          }
+        }
+        inFlightChanged.awaitNanos(Math.max(1, Math.min(remaining, untilExpiry)));
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void reportCorrupt(ObjectVersion version, int block) {
+    lock.lock();
+    try {
+      CachedObject object = objects.get(version);
+      if (object != null && block >= 0 && block < object.crc32c.length && object.published.get(block)) {
+        object.published.clear(block);
+        object.crc32c[block] = 0;
+        LOG.warn("Dropped corrupt block {} of {} in {}", block, version, object.dataFile);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void invalidate(ObjectVersion version) {
+    List<CachedObject> dropped = new ArrayList<>();
+    lock.lock();
+    try {
+      CachedObject object = objects.get(version);
+      if (object != null) {
+        drop(object);
+        dropped.add(object);
+      }
+    } finally {
+      lock.unlock();
+    }
+    deleteFiles(dropped);
+  }
+
+  @Override
+  public int invalidatePath(String path) {
+    List<CachedObject> dropped = new ArrayList<>();
+    lock.lock();
+    try {
+      for (CachedObject object : List.copyOf(objects.values())) {
+        if (object.version.path().equals(path)) {
+          drop(object);
+          dropped.add(object);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    deleteFiles(dropped);
+    return dropped.size();
+  }
+
+  @Override
+  public CacheUsage usage() {
+    lock.lock();
+    try {
+      List<CacheUsage.Disk> result = new ArrayList<>();
+      for (DiskSpace disk : disks) {
+        long reserved = 0;
+        for (CachedObject object : disk.lru.values()) {
+          for (int block : object.inFlight.keySet()) {
+            reserved += object.blockLength(block);
+          }
+        }
+        result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes, reserved, disk.lru.size()));
+      }
+      return new CacheUsage(result, evictions);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      leases.clear();
+      for (CachedObject object : objects.values()) {
+        object.inFlight.clear();
+      }
+      inFlightChanged.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // @GuardedBy("lock")
+  private CachedObject touch(ObjectVersion version) {
+    CachedObject object = objects.get(version);
+    if (object != null) {
+      disks.get(object.disk).lru.get(version);
+    }
+    return object;
+  }
+
+  /** Makes room for {@code length} more bytes on {@code disk}, evicting LRU objects; false when impossible. */
+  // @GuardedBy("lock")
+  private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
+    if (length > disk.capacityBytes) {
+      return false;
+    }
+    Iterator<CachedObject> candidates = disk.lru.values().iterator();
+    List<CachedObject> victims = new ArrayList<>();
+    long freed = 0;
+    while (disk.usedBytes - freed + length > disk.capacityBytes && candidates.hasNext()) {
+      CachedObject candidate = candidates.next();
+      if (candidate != requester && !candidate.pinned() && candidate.chargedBytes > 0) {
+        victims.add(candidate);
+        freed += candidate.chargedBytes;
+      }
+    }
+    if (disk.usedBytes - freed + length > disk.capacityBytes) {
+      return false;
+    }
+    for (CachedObject victim : victims) {
+      drop(victim);
+      evicted.add(victim);
+      evictions++;
+    }
+    return true;
+  }
+
+  /** Unpublishes everything of {@code object}; its file is deleted by the caller after unlocking. */
+  // @GuardedBy("lock")
+  private void drop(CachedObject object) {
+    objects.remove(object.version);
+    disks.get(object.disk).lru.remove(object.version);
+    disks.get(object.disk).usedBytes -= object.chargedBytes;
+    object.chargedBytes = 0;
+    object.published.clear();
+    for (Long leaseId : List.copyOf(object.inFlight.values())) {
+      leases.remove(leaseId);
+    }
+    object.inFlight.clear();
+    inFlightChanged.signalAll();
+  }
+
+  // @GuardedBy("lock")
+  private void forget(CachedObject object) {
+    objects.remove(object.version);
+    disks.get(object.disk).lru.remove(object.version);
+  }
+
+  // @GuardedBy("lock")
+  private void uncharge(CachedObject object, int block) {
+    if (object.charged.get(block)) {
+      object.charged.clear(block);
+      int length = object.blockLength(block);
+      object.chargedBytes -= length;
+      disks.get(object.disk).usedBytes -= length;
+    }
+  }
+
+  // @GuardedBy("lock")
+  private void finishIfDone(Lease lease) {
+    if (lease.blocks.isEmpty()) {
+      leases.remove(lease.id);
+    }
+  }
+
+  // @GuardedBy("lock")
+  private void expireLeases() {
+    if (leases.isEmpty()) {
+      return;
+    }
+    long now = nanoClock.getAsLong();
+    Iterator<Lease> it = leases.values().iterator();
+    boolean expired = false;
+    while (it.hasNext()) {
+      Lease lease = it.next();
+      if (now - lease.deadlineNanos >= 0) {
+        LOG.warn("Lease {} on {} expired with {} blocks unfetched", lease.id, lease.object.version, lease.blocks.cardinality());
+        lease.blocks.stream().forEach(lease.object.inFlight::remove);
+        it.remove();
+        expired = true;
+      }
+    }
+    if (expired) {
+      inFlightChanged.signalAll();
+    }
+  }
+
+  private static boolean anyInFlight(CachedObject object, int firstBlock, int endBlock) {
+    for (int block : object.inFlight.keySet()) {
+      if (block >= firstBlock && block < endBlock) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // @GuardedBy("lock")
+  private BlockRange describe(ObjectVersion version, CachedObject object, int firstBlock, int endBlock, Lease lease) {
+    int count = endBlock - firstBlock;
+    byte[] states = new byte[count];
+    int[] crcs = new int[count];
+    if (object == null) {
+      java.util.Arrays.fill(states, lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code());
+      return new BlockRange(version, "", firstBlock, states, crcs, 0);
+    }
+    for (int i = 0; i < count; i++) {
+      int block = firstBlock + i;
+      BlockState state;
+      if (object.published.get(block)) {
+        state = BlockState.CACHED;
+        crcs[i] = object.crc32c[block];
+      } else if (lease != null && lease.blocks.get(block)) {
+        state = BlockState.GRANTED;
+      } else if (object.inFlight.containsKey(block)) {
+        state = BlockState.IN_FLIGHT;
+      } else {
+        state = lease == null ? BlockState.MISSING : BlockState.DENIED;
+      }
+      states[i] = state.code();
+    }
+    long leaseId = lease == null || lease.blocks.isEmpty() ? 0 : lease.id;
+    return new BlockRange(version, object.dataFile.toString(), firstBlock, states, crcs, leaseId);
+  }
+
+  private void checkRange(ObjectVersion version, int firstBlock, int endBlock) {
+    int blocks = version.blockCount(blockSize);
+    if (firstBlock < 0 || endBlock > blocks || firstBlock > endBlock) {
+      throw new IllegalArgumentException("Block range [" + firstBlock + ", " + endBlock + ") outside " + version
+          + " which has " + blocks + " blocks of " + blockSize + " bytes");
+    }
+  }
+
+  private void deleteFiles(List<CachedObject> dropped) {
+    for (CachedObject object : dropped) {
+      for (EvictionListener listener : listeners) {
+        listener.evicted(object.dataFile);
+      }
+      try {
+        Files.deleteIfExists(object.dataFile);
+      } catch (IOException e) {
+        LOG.warn("Could not delete evicted cache file {}", object.dataFile, e);
+      }
+    }
+  }
+}

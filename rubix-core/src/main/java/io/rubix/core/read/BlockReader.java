@@ -1,0 +1,433 @@
+package io.rubix.core.read;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.InFlightPolicy;
+import io.rubix.core.stats.CacheCounter;
+import io.rubix.core.store.BlockStore;
+import io.rubix.core.store.CacheCorruptionException;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.metadata.CacheMetadataService;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The read path: serves a byte range of an object version from cached blocks where it can, fetches
+ * missing blocks from the source (one ranged read per run of adjacent missing blocks, split into
+ * chunks fetched in parallel), writes them to the cache and publishes them, and reads ahead for
+ * sequential readers.
+ *
+ * <p>Design: the metadata service is the only coordinator. {@code status} says which blocks are
+ * cached; {@code acquire} grants missing blocks to exactly one fetcher (in this JVM or another), so a
+ * block crosses the network once; others wait for it or read the source. The caller's bytes are
+ * copied out of the fetched buffer before the buffer is written to the cache (on the writer
+ * executor, unless strict mode wants write errors reported). Any cache-side failure falls back to a
+ * source read of just the caller's bytes and is counted; strict mode rethrows it instead.
+ */
+public final class BlockReader {
+  private static final Logger LOG = LoggerFactory.getLogger(BlockReader.class);
+
+  private final CacheConfig config;
+  private final int blockSize;
+  private final int chunkBlocks;
+  private final int readAheadMaxBlocks;
+  private final CacheMetadataService service;
+  private final BlockStore store;
+  private final Executor fetchExecutor;
+  private final Executor writeExecutor;
+
+  public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor) {
+    this.config = requireNonNull(config, "config is null");
+    this.service = requireNonNull(service, "service is null");
+    this.store = requireNonNull(store, "store is null");
+    this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
+    this.writeExecutor = requireNonNull(writeExecutor, "writeExecutor is null");
+    this.blockSize = config.blockSize();
+    if (service.blockSize() != blockSize) {
+      throw new IllegalArgumentException("Block size " + blockSize + " differs from the cache metadata service's " + service.blockSize());
+    }
+    this.chunkBlocks = (int) Math.max(1, config.fetchChunkSize() / blockSize);
+    this.readAheadMaxBlocks = (int) (config.readAheadMax() / blockSize);
+  }
+
+  ReadSession newSession(ObjectVersion version, Source source, io.rubix.core.stats.StreamStats stats) {
+    return new ReadSession(version, source, stats, blockSize);
+  }
+
+  /**
+   * Reads up to {@code dst.remaining()} bytes at {@code position}; returns how many, or -1 at the end of
+   * the object. On return {@code dst}'s position has advanced by that count.
+   */
+  int read(ReadSession s, long position, ByteBuffer dst) throws IOException {
+    long length = s.version.length();
+    if (position < 0) {
+      throw new java.io.EOFException("Negative position " + position + " in " + s.version.path());
+    }
+    if (!dst.hasRemaining()) {
+      return 0;
+    }
+    if (position >= length) {
+      return -1;
+    }
+    int n = (int) Math.min(dst.remaining(), length - position);
+    int[] readAhead = s.noteRead(position, n, blockSize, readAheadMaxBlocks);
+    if (readAhead != null) {
+      readAhead(s, readAhead[0], readAhead[1]);
+    }
+    ByteBuffer target = dst.slice(dst.position(), n);
+    readRange(s, position, target);
+    dst.position(dst.position() + n);
+    return n;
+  }
+
+  private void readRange(ReadSession s, long position, ByteBuffer target) throws IOException {
+    int n = target.remaining();
+    int first = block(position);
+    int end = block(position + n - 1) + 1;
+    BlockRange status = s.recentStatus;
+    if (status == null || !status.covers(first, end) || !status.allCached(first, end)) {
+      try {
+        status = service.status(s.version, first, end);
+      } catch (IOException | RuntimeException e) {
+        metadataFailure(s, e);
+        readSource(s, position, target);
+        return;
+      }
+      s.recentStatus = status;
+    }
+    int b = first;
+    while (b < end) {
+      boolean cached = status.state(b) == BlockState.CACHED;
+      int runEnd = b + 1;
+      while (runEnd < end && (status.state(runEnd) == BlockState.CACHED) == cached) {
+        runEnd++;
+      }
+      long from = Math.max(position, (long) b * blockSize);
+      long to = Math.min(position + n, (long) runEnd * blockSize);
+      ByteBuffer part = target.slice((int) (from - position), (int) (to - from));
+      if (cached) {
+        readCachedRun(s, status, b, runEnd, from, part, true);
+      } else {
+        readMissingRun(s, b, runEnd, from, part);
+      }
+      b = runEnd;
+    }
+  }
+
+  /** Reads blocks {@code [first, end)} the status says are cached; a block that fails is re-read (and re-fetched when {@code refetch}). */
+  private void readCachedRun(ReadSession s, BlockRange status, int first, int end, long position, ByteBuffer part, boolean refetch) throws IOException {
+    Path dataFile = Path.of(status.dataFile());
+    for (int b = first; b < end; b++) {
+      long from = Math.max(position, (long) b * blockSize);
+      long to = Math.min(position + part.remaining(), (long) (b + 1) * blockSize);
+      ByteBuffer slice = part.slice((int) (from - position), (int) (to - from));
+      try {
+        store.read(dataFile, s.version, b, status.crc32c(b), from, slice);
+        s.stats.add(CacheCounter.HIT_BYTES, to - from);
+        s.stats.add(CacheCounter.HIT_BLOCKS, 1);
+        continue;
+      } catch (CacheCorruptionException e) {
+        s.stats.add(CacheCounter.CHECKSUM_FAILURES, 1);
+        s.stats.add(CacheCounter.FALLBACK_CHECKSUM, 1);
+        LOG.warn("{}; re-reading it from the source", e.getMessage());
+        reportCorrupt(s.version, b);
+        if (config.strictMode()) {
+          throw e;
+        }
+      } catch (IOException e) {
+        s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
+        LOG.warn("Reading block {} of {} from cache file {} failed; reading the source", b, s.version.path(), dataFile, e);
+        if (config.strictMode()) {
+          throw e;
+        }
+      }
+      s.recentStatus = null;
+      slice = part.slice((int) (from - position), (int) (to - from));
+      if (refetch) {
+        readMissingRun(s, b, b + 1, from, slice);
+      } else {
+        readSource(s, from, slice);
+      }
+    }
+  }
+
+  private void readMissingRun(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
+    BlockRange lease;
+    try {
+      lease = service.acquire(s.version, first, end);
+    } catch (IOException | RuntimeException e) {
+      metadataFailure(s, e);
+      readSource(s, position, part);
+      return;
+    }
+    List<CompletableFuture<Void>> pending = new ArrayList<>();
+    int b = first;
+    while (b < end) {
+      BlockState state = lease.state(b);
+      int runEnd = b + 1;
+      while (runEnd < end && lease.state(runEnd) == state) {
+        runEnd++;
+      }
+      long from = Math.max(position, (long) b * blockSize);
+      long to = Math.min(position + part.remaining(), (long) runEnd * blockSize);
+      ByteBuffer slice = part.slice((int) (from - position), (int) (to - from));
+      switch (state) {
+        case GRANTED -> fetchGranted(s, lease, b, runEnd, from, slice, pending);
+        case CACHED -> readCachedRun(s, lease, b, runEnd, from, slice, false);
+        case IN_FLIGHT -> awaitInFlight(s, b, runEnd, from, slice);
+        case DENIED, MISSING -> {
+          s.stats.add(CacheCounter.FALLBACK_NO_SPACE, runEnd - b);
+          readSource(s, from, slice);
+        }
+      }
+      b = runEnd;
+    }
+    join(pending);
+  }
+
+  /** Fetches granted blocks {@code [first, end)} in chunks: the first in this thread, the others in parallel. */
+  private void fetchGranted(ReadSession s, BlockRange lease, int first, int end, long position, ByteBuffer part, List<CompletableFuture<Void>> pending)
+      throws IOException {
+    List<int[]> chunks = new ArrayList<>();
+    for (int c = first; c < end; c += chunkBlocks) {
+      chunks.add(new int[] {c, Math.min(end, c + chunkBlocks)});
+    }
+    for (int i = 1; i < chunks.size(); i++) {
+      int[] chunk = chunks.get(i);
+      try {
+        pending.add(CompletableFuture.runAsync(() -> {
+          try {
+            fetchChunk(s, lease, chunk[0], chunk[1], position, part);
+          } catch (IOException e) {
+            throw new CompletionException(e);
+          }
+        }, fetchExecutor));
+      } catch (RejectedExecutionException e) {
+        fetchChunk(s, lease, chunk[0], chunk[1], position, part);
+      }
+    }
+    fetchChunk(s, lease, chunks.get(0)[0], chunks.get(0)[1], position, part);
+  }
+
+  /**
+   * Fetches granted blocks {@code [first, end)} with one source read, copies the part of them inside
+   * {@code [position, position + part.remaining())} into {@code part} (absolute puts: chunks of one
+   * read fill disjoint regions in parallel), then writes and commits them.
+   */
+  private void fetchChunk(ReadSession s, BlockRange lease, int first, int end, long position, ByteBuffer part) throws IOException {
+    long start = (long) first * blockSize;
+    int length = (int) (Math.min((long) end * blockSize, s.version.length()) - start);
+    byte[] bytes = new byte[length];
+    try {
+      s.source.readFully(start, bytes, 0, length);
+    } catch (IOException | RuntimeException e) {
+      abortQuietly(lease.leaseId(), first, end, false);
+      throw e;
+    }
+    s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
+    s.stats.add(CacheCounter.SOURCE_BYTES, length);
+    if (part != null) {
+      long from = Math.max(position, start);
+      long to = Math.min(position + part.remaining(), start + length);
+      if (from < to) {
+        part.put((int) (from - position), bytes, (int) (from - start), (int) (to - from));
+        s.stats.add(CacheCounter.MISS_BYTES, to - from);
+        s.stats.add(CacheCounter.MISS_BLOCKS, block(to - 1) - block(from) + 1);
+      }
+    }
+    if (config.strictMode() || part == null) {
+      writeAndCommit(s, lease.leaseId(), Path.of(lease.dataFile()), first, end, bytes);
+      return;
+    }
+    try {
+      writeExecutor.execute(() -> {
+        try {
+          writeAndCommit(s, lease.leaseId(), Path.of(lease.dataFile()), first, end, bytes);
+        } catch (IOException e) {
+          // counted and logged by writeAndCommit; the caller already has its bytes
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      abortQuietly(lease.leaseId(), first, end, false);
+    }
+  }
+
+  private void writeAndCommit(ReadSession s, long leaseId, Path dataFile, int first, int end, byte[] bytes) throws IOException {
+    int count = end - first;
+    int[] blocks = new int[count];
+    int[] crcs = new int[count];
+    int written = 0;
+    try {
+      for (int b = first; b < end; b++) {
+        int offset = (b - first) * blockSize;
+        int blockLength = Math.min(blockSize, bytes.length - offset);
+        crcs[written] = store.write(dataFile, b, ByteBuffer.wrap(bytes, offset, blockLength));
+        blocks[written++] = b;
+      }
+      s.stats.add(CacheCounter.CACHE_WRITE_BYTES, bytes.length);
+    } catch (IOException | RuntimeException e) {
+      s.stats.add(CacheCounter.FALLBACK_CACHE_WRITE, 1);
+      LOG.warn("Writing blocks [{}, {}) of {} to cache file {} failed; they stay uncached", first, end, s.version.path(), dataFile, e);
+      abortQuietly(leaseId, first + written, end, true);
+      if (written > 0) {
+        commitQuietly(s, leaseId, java.util.Arrays.copyOf(blocks, written), java.util.Arrays.copyOf(crcs, written));
+      }
+      if (config.strictMode()) {
+        throw e instanceof IOException io ? io : new IOException(e);
+      }
+      return;
+    }
+    commitQuietly(s, leaseId, blocks, crcs);
+  }
+
+  private void commitQuietly(ReadSession s, long leaseId, int[] blocks, int[] crcs) throws IOException {
+    try {
+      service.commit(leaseId, blocks, crcs);
+    } catch (IOException | RuntimeException e) {
+      metadataFailure(s, e);
+    }
+  }
+
+  private void awaitInFlight(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
+    if (config.inFlightPolicy() == InFlightPolicy.SOURCE) {
+      readSource(s, position, part);
+      return;
+    }
+    s.stats.add(CacheCounter.INFLIGHT_WAITS, 1);
+    BlockRange after;
+    try {
+      after = service.awaitInFlight(s.version, first, end, config.inFlightWaitTimeout().toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted waiting for blocks [" + first + ", " + end + ") of " + s.version.path());
+    } catch (IOException | RuntimeException e) {
+      metadataFailure(s, e);
+      readSource(s, position, part);
+      return;
+    }
+    for (int b = first; b < end; b++) {
+      long from = Math.max(position, (long) b * blockSize);
+      long to = Math.min(position + part.remaining(), (long) (b + 1) * blockSize);
+      ByteBuffer slice = part.slice((int) (from - position), (int) (to - from));
+      if (after.state(b) == BlockState.CACHED) {
+        readCachedRun(s, after, b, b + 1, from, slice, false);
+      } else {
+        s.stats.add(CacheCounter.FALLBACK_INFLIGHT, 1);
+        readSource(s, from, slice);
+      }
+    }
+  }
+
+  private void readAhead(ReadSession s, int first, int end) {
+    BlockRange lease;
+    try {
+      lease = service.acquire(s.version, first, end);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Read-ahead of {} blocks [{}, {}) skipped", s.version.path(), first, end, e);
+      return;
+    }
+    int b = first;
+    while (b < end) {
+      if (lease.state(b) != BlockState.GRANTED) {
+        b++;
+        continue;
+      }
+      int chunkEnd = b + 1;
+      while (chunkEnd < end && chunkEnd - b < chunkBlocks && lease.state(chunkEnd) == BlockState.GRANTED) {
+        chunkEnd++;
+      }
+      int chunkStart = b;
+      int chunkStop = chunkEnd;
+      s.stats.add(CacheCounter.READAHEAD_BLOCKS, chunkStop - chunkStart);
+      try {
+        fetchExecutor.execute(() -> {
+          try {
+            fetchChunk(s, lease, chunkStart, chunkStop, 0, null);
+          } catch (IOException | RuntimeException e) {
+            LOG.debug("Read-ahead of {} blocks [{}, {}) failed", s.version.path(), chunkStart, chunkStop, e);
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        abortQuietly(lease.leaseId(), chunkStart, chunkStop, false);
+      }
+      b = chunkEnd;
+    }
+  }
+
+  private void readSource(ReadSession s, long position, ByteBuffer part) throws IOException {
+    int length = part.remaining();
+    if (length == 0) {
+      return;
+    }
+    if (part.hasArray()) {
+      s.source.readFully(position, part.array(), part.arrayOffset() + part.position(), length);
+    } else {
+      byte[] bytes = new byte[length];
+      s.source.readFully(position, bytes, 0, length);
+      part.put(part.position(), bytes);
+    }
+    s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
+    s.stats.add(CacheCounter.SOURCE_BYTES, length);
+  }
+
+  private void metadataFailure(ReadSession s, Exception e) throws IOException {
+    s.stats.add(CacheCounter.FALLBACK_METADATA, 1);
+    LOG.warn("Cache metadata service failed for {}; reading the source", s.version.path(), e);
+    if (config.strictMode()) {
+      throw e instanceof IOException io ? io : new IOException("Cache metadata service failed for " + s.version.path(), e);
+    }
+  }
+
+  private void reportCorrupt(ObjectVersion version, int block) {
+    try {
+      service.reportCorrupt(version, block);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not report corrupt block {} of {}", block, version, e);
+    }
+  }
+
+  private void abortQuietly(long leaseId, int first, int end, boolean written) {
+    if (leaseId == 0 || first >= end) {
+      return;
+    }
+    int[] blocks = new int[end - first];
+    for (int i = 0; i < blocks.length; i++) {
+      blocks[i] = first + i;
+    }
+    try {
+      service.abort(leaseId, blocks, written);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not abort lease {} blocks [{}, {})", leaseId, first, end, e);
+    }
+  }
+
+  private static void join(List<CompletableFuture<Void>> pending) throws IOException {
+    for (CompletableFuture<Void> future : pending) {
+      try {
+        future.join();
+      } catch (CompletionException e) {
+        if (e.getCause() instanceof IOException io) {
+          throw io;
+        }
+        throw e;
+      }
+    }
+  }
+
+  private int block(long position) {
+    return (int) (position / blockSize);
+  }
+}

@@ -1,0 +1,16 @@
+package io.rubix.core.stats;
+
+import java.util.Map;
+
+/** JMX view of a cache-enabled file system: its counters and the space its cache uses. */
+public interface CacheStatsMXBean {
+  Map<String, Long> getCounters();
+
+  long getCacheUsedBytes();
+
+  long getCacheCapacityBytes();
+
+  long getEvictions();
+
+  double getHitRatio();
+}

@@ -1,0 +1,104 @@
+package io.rubix.core.store;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import io.rubix.core.metadata.EvictionListener;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A bounded cache of open {@link CacheFile}s so that a read is a positioned read on an already open
+ * channel. The least recently used files are closed when the bound is reached, and a file is closed
+ * as soon as its data is evicted. A reader that finds its channel closed under it retries once.
+ */
+public final class CacheFiles implements EvictionListener, Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(CacheFiles.class);
+
+  private final Cache<Path, CacheFile> open;
+  private final ChannelOpener opener;
+
+  public CacheFiles(int maxOpenFiles, ChannelOpener opener) {
+    this.opener = requireNonNull(opener, "opener is null");
+    this.open = Caffeine.newBuilder()
+        .maximumSize(maxOpenFiles)
+        .executor(Runnable::run)
+        .removalListener((Path path, CacheFile file, RemovalCause cause) -> closeQuietly(file))
+        .build();
+  }
+
+  /** The default opener: read-write, created on demand (with its directory) as owner/group-only. */
+  public static FileChannel openReadWrite(Path file) throws IOException {
+    try {
+      return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    } catch (java.nio.file.NoSuchFileException e) {
+      Files.createDirectories(file.getParent());
+      try {
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(Set.of(
+            java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE,
+            java.nio.file.attribute.PosixFilePermission.GROUP_READ, java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)));
+      } catch (FileAlreadyExistsException raced) {
+        // another thread or process created it first
+      }
+      return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
+  }
+
+  public CacheFile get(Path file) throws IOException {
+    try {
+      return open.get(file, path -> {
+        try {
+          return new CacheFile(path, opener.open(path));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
+  /** Closes {@code file} if it is the one cached for its path, so the next {@link #get} reopens it. */
+  public void discard(CacheFile file) {
+    open.asMap().remove(file.path(), file);
+    closeQuietly(file);
+  }
+
+  @Override
+  public void evicted(Path dataFile) {
+    open.invalidate(dataFile);
+  }
+
+  public long openCount() {
+    return open.estimatedSize();
+  }
+
+  @Override
+  public void close() {
+    open.invalidateAll();
+    open.cleanUp();
+  }
+
+  private static void closeQuietly(CacheFile file) {
+    if (file == null) {
+      return;
+    }
+    try {
+      file.close();
+    } catch (IOException e) {
+      LOG.debug("Closing cache file {} failed", file.path(), e);
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package io.rubix.hadoop;
+
+import io.rubix.core.CacheEngine;
+import io.rubix.core.store.CacheFiles;
+import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.config.CacheKeys;
+import java.io.IOException;
+import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FilterFileSystem;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.impl.OpenFileParameters;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.util.Progressable;
+import org.apache.hadoop.util.ReflectionUtils;
+import org.apache.hadoop.util.functional.FutureIO;
+
+/**
+ * A file system that wraps the real file system of its scheme and reads through the RubiX block
+ * cache. Everything but reads passes straight through; URIs and the scheme stay the user's.
+ *
+ * <p>Enable it per scheme in core-site.xml, e.g. {@code fs.gs.impl=io.rubix.hadoop.CachingGcsFileSystem};
+ * the wrapped class is {@code rubix.fs.<scheme>.wrapped.impl}, defaulting to the scheme's usual
+ * Hadoop class ({@link #defaultWrappedImpl()}). This generic class has no default and needs the key.
+ * For s3a use {@link CachingS3AFileSystem}, which is itself an S3AFileSystem.
+ */
+public class CachingFileSystem extends FilterFileSystem {
+  static final String READ_POLICY = Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
+  static final String LENGTH = Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH;
+
+  private CachingSupport support;
+
+  public CachingFileSystem() {}
+
+  /** The class wrapped when {@code rubix.fs.<scheme>.wrapped.impl} is not set, or null when the key is required. */
+  protected String defaultWrappedImpl() {
+    return null;
+  }
+
+  /** How cache data files are opened; tests override it to inject disk faults. */
+  protected ChannelOpener cacheChannelOpener() {
+    return CacheFiles::openReadWrite;
+  }
+
+  @Override
+  public void initialize(URI name, Configuration conf) throws IOException {
+    String scheme = name.getScheme();
+    String key = CacheKeys.WRAPPED_IMPL.forScheme(scheme);
+    String className = conf.getTrimmed(key, defaultWrappedImpl());
+    if (className == null || className.isEmpty()) {
+      throw new io.rubix.core.config.InvalidConfigException(key, "", "the class name of the file system to wrap for scheme " + scheme);
+    }
+    Class<? extends FileSystem> wrappedClass;
+    try {
+      wrappedClass = conf.getClassByName(className).asSubclass(FileSystem.class);
+    } catch (ClassNotFoundException | ClassCastException e) {
+      throw new io.rubix.core.config.InvalidConfigException(key, className, "a FileSystem class on the classpath (" + e + ")");
+    }
+    if (CachingFileSystem.class.isAssignableFrom(wrappedClass) || CachingS3AFileSystem.class.isAssignableFrom(wrappedClass)) {
+      throw new io.rubix.core.config.InvalidConfigException(key, className, "a file system that is not itself a RubiX caching file system");
+    }
+    FileSystem wrapped = ReflectionUtils.newInstance(wrappedClass, conf);
+    wrapped.initialize(name, conf);
+    this.fs = wrapped;
+    super.initialize(name, conf);
+    this.support = CachingSupport.create(name, conf, cacheChannelOpener());
+  }
+
+  /** The cache engine of this file system, or null when caching is disabled. */
+  public CacheEngine cacheEngine() {
+    return support == null ? null : support.engine();
+  }
+
+  @Override
+  public FSDataInputStream open(Path path, int bufferSize) throws IOException {
+    if (support == null) {
+      return fs.open(path, bufferSize);
+    }
+    Path qualified = makeQualified(path);
+    return support.open(qualified, null, -1, fs::getFileStatus, this::openSource);
+  }
+
+  @Override
+  protected CompletableFuture<FSDataInputStream> openFileWithOptions(Path path, OpenFileParameters parameters) throws IOException {
+    if (support == null) {
+      return super.openFileWithOptions(path, parameters);
+    }
+    Path qualified = makeQualified(path);
+    long length = parameters.getOptions().getLong(LENGTH, -1);
+    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
+    try {
+      result.complete(support.open(qualified, parameters.getStatus(), length, fs::getFileStatus, this::openSource));
+    } catch (IOException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {
+    return FutureIO.awaitFuture(fs.openFile(path).withFileStatus(status).opt(READ_POLICY, "random").build());
+  }
+
+  @Override
+  public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize, short replication,
+      long blockSize, Progressable progress) throws IOException {
+    changed(f);
+    return super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress);
+  }
+
+  @Override
+  public boolean rename(Path src, Path dst) throws IOException {
+    boolean renamed = super.rename(src, dst);
+    changed(src);
+    changed(dst);
+    return renamed;
+  }
+
+  @Override
+  public boolean delete(Path f, boolean recursive) throws IOException {
+    boolean deleted = super.delete(f, recursive);
+    changed(f);
+    return deleted;
+  }
+
+  private void changed(Path path) {
+    if (support != null) {
+      support.changed(makeQualified(path));
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      super.close();
+    } finally {
+      if (support != null) {
+        support.close();
+      }
+    }
+  }
+
+}

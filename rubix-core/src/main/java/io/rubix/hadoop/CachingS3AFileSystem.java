@@ -1,0 +1,129 @@
+package io.rubix.hadoop;
+
+import io.rubix.core.CacheEngine;
+import io.rubix.core.store.CacheFiles;
+import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.config.CacheKeys;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.impl.OpenFileParameters;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.fs.s3a.S3AFileSystem;
+import org.apache.hadoop.util.Progressable;
+import org.apache.hadoop.util.functional.FutureIO;
+
+/**
+ * S3A with reads through the RubiX block cache: {@code fs.s3a.impl=io.rubix.hadoop.CachingS3AFileSystem}.
+ *
+ * <p>It is an {@link S3AFileSystem} (a subclass that overrides only the read path and the write
+ * calls that must invalidate), because Hadoop's S3A committers and the engines check for that class.
+ * Blocks are fetched with S3A's own {@code classic} input stream ({@code rubix.s3a.source.stream.type}),
+ * opened with the object's status so no extra HEAD is made and, with S3A's default ETag change
+ * detection, a GET of an object that changed since its version was taken fails instead of caching
+ * bytes of another version.
+ */
+public class CachingS3AFileSystem extends S3AFileSystem {
+  static final String S3A_STREAM_TYPE = "fs.s3a.input.stream.type";
+
+  private CachingSupport support;
+
+  /** How cache data files are opened; tests override it to inject disk faults. */
+  protected ChannelOpener cacheChannelOpener() {
+    return CacheFiles::openReadWrite;
+  }
+
+  @Override
+  public void initialize(URI name, Configuration originalConf) throws IOException {
+    Configuration conf = new Configuration(originalConf);
+    conf.set(S3A_STREAM_TYPE, conf.getTrimmed(CacheKeys.S3A_SOURCE_STREAM.name(), CacheKeys.S3A_SOURCE_STREAM.defaultValue()));
+    super.initialize(name, conf);
+    this.support = CachingSupport.create(name, conf, cacheChannelOpener());
+  }
+
+  /** The cache engine of this file system, or null when caching is disabled. */
+  public CacheEngine cacheEngine() {
+    return support == null ? null : support.engine();
+  }
+
+  @Override
+  public FSDataInputStream open(Path path, int bufferSize) throws IOException {
+    if (support == null) {
+      return super.open(path, bufferSize);
+    }
+    return support.open(makeQualified(path), null, -1, super::getFileStatus, this::openSource);
+  }
+
+  @Override
+  public CompletableFuture<FSDataInputStream> openFileWithOptions(Path path, OpenFileParameters parameters) throws IOException {
+    if (support == null) {
+      return super.openFileWithOptions(path, parameters);
+    }
+    long length = parameters.getOptions().getLong(CachingFileSystem.LENGTH, -1);
+    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
+    try {
+      result.complete(support.open(makeQualified(path), parameters.getStatus(), length, super::getFileStatus, this::openSource));
+    } catch (IOException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {
+    Configuration options = new Configuration(false);
+    options.set(CachingFileSystem.READ_POLICY, "random");
+    OpenFileParameters parameters = new OpenFileParameters()
+        .withMandatoryKeys(Set.of())
+        .withOptionalKeys(Set.of(CachingFileSystem.READ_POLICY))
+        .withOptions(options)
+        .withStatus(status)
+        .withBufferSize(getConf().getInt("io.file.buffer.size", 4096));
+    return FutureIO.awaitFuture(super.openFileWithOptions(path, parameters));
+  }
+
+  @Override
+  public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize, short replication,
+      long blockSize, Progressable progress) throws IOException {
+    changed(f);
+    return super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress);
+  }
+
+  @Override
+  public boolean rename(Path src, Path dst) throws IOException {
+    boolean renamed = super.rename(src, dst);
+    changed(src);
+    changed(dst);
+    return renamed;
+  }
+
+  @Override
+  public boolean delete(Path f, boolean recursive) throws IOException {
+    boolean deleted = super.delete(f, recursive);
+    changed(f);
+    return deleted;
+  }
+
+  private void changed(Path path) {
+    if (support != null) {
+      support.changed(makeQualified(path));
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      super.close();
+    } finally {
+      if (support != null) {
+        support.close();
+        support = null;
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package io.rubix.hadoop;
+
+import io.rubix.core.CacheEngine;
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.read.Source;
+import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.ObjectVersion;
+import java.io.Closeable;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The read path shared by the delegating {@link CachingFileSystem} and the S3A subclass
+ * {@link CachingS3AFileSystem}: resolves the version an open reads and returns a stream that reads
+ * through the cache, with each missing range read from the wrapped file system.
+ */
+final class CachingSupport implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(CachingSupport.class);
+
+  /** Opens the wrapped file system's own stream for {@code path} at {@code status}, without a HEAD. */
+  @FunctionalInterface
+  interface SourceOpener {
+    FSDataInputStream open(Path path, FileStatus status) throws IOException;
+  }
+
+  private final CacheEngine engine;
+  private final StatusTracker tracker;
+
+  private CachingSupport(CacheEngine engine, StatusTracker tracker) {
+    this.engine = engine;
+    this.tracker = tracker;
+  }
+
+  /** Caching for the file system at {@code uri}, or null when {@code rubix.cache.enabled=false}. */
+  static CachingSupport create(URI uri, Configuration conf, ChannelOpener opener) {
+    CacheConfig config = CacheConfig.from(conf);
+    if (!config.enabled()) {
+      LOG.info("RubiX caching is disabled for {}", uri);
+      return null;
+    }
+    String name = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
+    return new CachingSupport(CacheEngine.embedded(config, name, opener), new StatusTracker(config));
+  }
+
+  CacheEngine engine() {
+    return engine;
+  }
+
+  /**
+   * Opens {@code path} for reading through the cache.
+   *
+   * @param given a status the caller passed ({@code openFile().withFileStatus()}), or null
+   * @param knownLength the length the caller passed ({@code fs.option.openfile.length}), or -1
+   * @param lookup how to ask the source for the status when needed
+   * @param opener how to open the source for one ranged read
+   */
+  FSDataInputStream open(Path path, FileStatus given, long knownLength, StatusTracker.StatusLookup lookup, SourceOpener opener)
+      throws IOException {
+    FileStatus status = tracker.resolve(path, given, knownLength, lookup);
+    if (status.isDirectory()) {
+      throw new FileNotFoundException("Cannot open directory " + path + " for reading");
+    }
+    ObjectVersion version = tracker.versionOf(path, status);
+    Source source = (position, buffer, offset, length) -> {
+      try (FSDataInputStream in = opener.open(path, status)) {
+        in.readFully(position, buffer, offset, length);
+      }
+    };
+    return new FSDataInputStream(engine.open(version, source));
+  }
+
+  /** Called after {@code path} was written, renamed or deleted through the file system. */
+  void changed(Path path) {
+    tracker.forget(path);
+    engine.invalidate(path.toString());
+  }
+
+  @Override
+  public void close() throws IOException {
+    engine.close();
+  }
+}

@@ -1,0 +1,83 @@
+package io.rubix.hadoop;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.Freshness;
+import io.rubix.spi.ObjectVersion;
+import java.io.IOException;
+import org.apache.hadoop.fs.EtagSource;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Decides which version of an object an open reads, per the configured {@link Freshness}: strict asks
+ * the source unless the engine handed over a status, ttl trusts a status seen recently, immutable
+ * trusts the first status of a path for good.
+ */
+final class StatusTracker {
+  /** Asks the source for a path's current status (a HEAD on object stores). */
+  @FunctionalInterface
+  interface StatusLookup {
+    FileStatus lookup(Path path) throws IOException;
+  }
+
+  private final Freshness freshness;
+  private final Cache<Path, FileStatus> recent;
+
+  StatusTracker(CacheConfig config) {
+    this.freshness = config.freshness();
+    Caffeine<Object, Object> builder = Caffeine.newBuilder().maximumSize(config.statusCacheEntries());
+    if (freshness == Freshness.TTL) {
+      builder.expireAfterWrite(config.freshnessTtl());
+    }
+    this.recent = freshness == Freshness.STRICT ? null : builder.build();
+  }
+
+  /**
+   * The status to read {@code path} at: {@code given} when the caller passed one, else a recent one
+   * when the freshness mode allows it (in immutable mode a length the caller passed is enough), else
+   * the source's answer.
+   */
+  FileStatus resolve(Path path, FileStatus given, long knownLength, StatusLookup lookup) throws IOException {
+    requireNonNull(path, "path is null");
+    if (given != null) {
+      if (recent != null) {
+        recent.put(path, given);
+      }
+      return given;
+    }
+    if (recent != null) {
+      FileStatus known = recent.getIfPresent(path);
+      if (known != null) {
+        return known;
+      }
+      if (freshness == Freshness.IMMUTABLE && knownLength >= 0) {
+        return new FileStatus(knownLength, false, 1, 0, 0, path);
+      }
+    }
+    FileStatus status = lookup.lookup(path);
+    if (recent != null) {
+      recent.put(path, status);
+    }
+    return status;
+  }
+
+  /** Forgets what is known about {@code path}, after it was written, renamed or deleted through this file system. */
+  void forget(Path path) {
+    if (recent != null) {
+      recent.invalidate(path);
+    }
+  }
+
+  /** The version key of the object {@code status} describes. In immutable mode the path and length identify it. */
+  ObjectVersion versionOf(Path qualifiedPath, FileStatus status) {
+    if (freshness == Freshness.IMMUTABLE) {
+      return new ObjectVersion(qualifiedPath.toString(), status.getLen(), 0, "");
+    }
+    String etag = status instanceof EtagSource source && source.getEtag() != null ? source.getEtag() : "";
+    return new ObjectVersion(qualifiedPath.toString(), status.getLen(), status.getModificationTime(), etag);
+  }
+}

@@ -1,0 +1,126 @@
+package io.rubix.testing;
+
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.gaul.s3proxy.blobstore.BlobStore;
+import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+
+/**
+ * A BlobStore decorator that counts what the S3 server serves (GETs, HEADs, body bytes) and can add a
+ * first-byte latency and a per-connection bandwidth limit to every GET, like a cloud object store.
+ * Tests prove "served from cache" with these counts, not with the cache's own counters.
+ */
+public final class CountingBlobStore extends ForwardingBlobStore {
+  private final AtomicLong gets = new AtomicLong();
+  private final AtomicLong heads = new AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
+  private volatile Duration firstByteLatency = Duration.ZERO;
+  private volatile long bytesPerSecond;
+
+  public CountingBlobStore(BlobStore delegate) {
+    super(delegate);
+  }
+
+  public long gets() {
+    return gets.get();
+  }
+
+  public long heads() {
+    return heads.get();
+  }
+
+  /** Body bytes the server has sent for GETs (counted as they are read by the server, i.e. sent). */
+  public long bytesServed() {
+    return bytes.get();
+  }
+
+  public void reset() {
+    gets.set(0);
+    heads.set(0);
+    bytes.set(0);
+  }
+
+  /** Adds {@code latency} before the first byte of every GET. */
+  public void setFirstByteLatency(Duration latency) {
+    this.firstByteLatency = latency;
+  }
+
+  /** Limits each GET's body to {@code bytesPerSecond} (0: unlimited). */
+  public void setBandwidth(long bytesPerSecond) {
+    this.bytesPerSecond = bytesPerSecond;
+  }
+
+  @Override
+  public HeadObjectResponse blobMetadata(HeadObjectRequest request) {
+    heads.incrementAndGet();
+    return super.blobMetadata(request);
+  }
+
+  @Override
+  public ResponseInputStream<GetObjectResponse> getBlob(GetObjectRequest request) {
+    gets.incrementAndGet();
+    pause(firstByteLatency.toNanos());
+    ResponseInputStream<GetObjectResponse> original = super.getBlob(request);
+    if (original == null) {
+      return null;
+    }
+    return new ResponseInputStream<>(original.response(), new Counted(original, bytesPerSecond));
+  }
+
+  private static void pause(long nanos) {
+    if (nanos <= 0) {
+      return;
+    }
+    try {
+      Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private final class Counted extends FilterInputStream {
+    private final long rate;
+    private final long start = System.nanoTime();
+    private long sent;
+
+    Counted(InputStream in, long rate) {
+      super(in);
+      this.rate = rate;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = super.read();
+      if (b >= 0) {
+        account(1);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      int n = super.read(buffer, offset, rate > 0 ? Math.min(length, 64 * 1024) : length);
+      if (n > 0) {
+        account(n);
+      }
+      return n;
+    }
+
+    private void account(int n) {
+      bytes.addAndGet(n);
+      sent += n;
+      if (rate > 0) {
+        long due = start + sent * 1_000_000_000L / rate;
+        pause(due - System.nanoTime());
+      }
+    }
+  }
+}

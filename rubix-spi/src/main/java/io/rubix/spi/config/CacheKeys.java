@@ -1,0 +1,63 @@
+package io.rubix.spi.config;
+
+import java.util.List;
+
+/** Keys of the cache itself: where blocks live, how big they are, how fresh they must be. */
+public final class CacheKeys {
+  public static final ConfigKey ENABLED = new ConfigKey("rubix.cache.enabled", "true",
+      "Master switch. When false every read goes straight to the wrapped file system.");
+  public static final ConfigKey BLOCK_SIZE = new ConfigKey("rubix.cache.block.size", "1m",
+      "Size of a cache block (bytes, or with a k/m/g suffix). Reads are split into blocks; each block is fetched once. 4k to 256m.");
+  public static final ConfigKey DIRS = new ConfigKey("rubix.cache.dirs", null,
+      "Comma-separated cache directories, one per local disk. Takes precedence over rubix.cache.dirprefix.list.");
+  public static final ConfigKey DIR_PREFIX_LIST = new ConfigKey("rubix.cache.dirprefix.list", null,
+      "RubiX-compatible alternative to rubix.cache.dirs: comma-separated prefixes; for each prefix P and i in [0, rubix.cache.max.disks) the directory P<i><rubix.cache.dirsuffix> is used when P<i> exists.");
+  public static final ConfigKey DIR_SUFFIX = new ConfigKey("rubix.cache.dirsuffix", "/fcache/",
+      "Suffix appended to each prefix+disk index when rubix.cache.dirprefix.list is used.");
+  public static final ConfigKey MAX_DISKS = new ConfigKey("rubix.cache.max.disks", "5",
+      "Number of disk indexes tried per prefix of rubix.cache.dirprefix.list.");
+  public static final ConfigKey MAX_SIZE = new ConfigKey("rubix.cache.max.size", null,
+      "Hard cap on cache bytes per cache directory (bytes, or with a k/m/g/t suffix). When both this and rubix.cache.usage.percentage apply, the smaller wins.");
+  public static final ConfigKey USAGE_PERCENTAGE = new ConfigKey("rubix.cache.usage.percentage", "80",
+      "Hard cap per cache directory as a percentage (1-100) of the capacity of the disk that holds it.");
+  public static final ConfigKey FRESHNESS = new ConfigKey("rubix.cache.freshness", "strict",
+      "How an open learns the object's current version: strict (ask the source on every open unless the engine passed a FileStatus through openFile()), ttl (trust a status seen within rubix.cache.freshness.ttl), immutable (never re-check a path once seen).");
+  public static final ConfigKey FRESHNESS_TTL = new ConfigKey("rubix.cache.freshness.ttl", "60s",
+      "How long a file status is trusted in ttl mode (duration, e.g. 30s, 5m).");
+  public static final ConfigKey STRICT_MODE = new ConfigKey("rubix.cache.strict.mode", "false",
+      "When true, cache-side failures (disk full, unwritable directory, checksum mismatch, metadata error) fail the read instead of falling back to the source.");
+  public static final ConfigKey CHECKSUM_VERIFY = new ConfigKey("rubix.cache.checksum.verify", "always",
+      "When cached blocks are checked against their CRC32C: always (every read verifies the whole blocks it touches), first-read (each block once per open cache file in this JVM), never.");
+  public static final ConfigKey OPEN_FILES_MAX = new ConfigKey("rubix.cache.open.files.max", "512",
+      "Most cache files kept open at once in one JVM (least recently used are closed first).");
+  public static final ConfigKey LEASE_TIMEOUT = new ConfigKey("rubix.cache.lease.timeout", "60s",
+      "How long a reader may hold blocks it was granted to fetch before they are given to another reader.");
+  public static final ConfigKey INFLIGHT_POLICY = new ConfigKey("rubix.cache.inflight.policy", "wait",
+      "What a reader does with a block another reader is fetching: wait (for up to rubix.cache.inflight.wait.timeout, then read the source) or source (read the source at once).");
+  public static final ConfigKey INFLIGHT_WAIT_TIMEOUT = new ConfigKey("rubix.cache.inflight.wait.timeout", "30s",
+      "Longest wait for a block another reader is fetching.");
+  public static final ConfigKey FETCH_THREADS = new ConfigKey("rubix.cache.fetch.threads", "8",
+      "Threads per JVM that fetch read-ahead blocks from the source in parallel.");
+  public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.cache.readahead.max", "16m",
+      "Largest read-ahead window of a sequential stream (bytes with suffix; 0 disables read-ahead). The window doubles on each sequential miss, starting at one block.");
+  public static final ConfigKey FETCH_CHUNK = new ConfigKey("rubix.cache.fetch.chunk.size", "4m",
+      "Largest single ranged GET; longer runs of missing blocks are split into chunks of this size fetched in parallel.");
+  public static final ConfigKey STATUS_CACHE_ENTRIES = new ConfigKey("rubix.cache.status.cache.entries", "10000",
+      "Paths whose file status is remembered in ttl and immutable freshness modes.");
+  public static final ConfigKey JMX_ENABLED = new ConfigKey("rubix.cache.jmx.enabled", "true",
+      "Register a JMX bean (io.rubix:type=Cache) with this file system's cache statistics.");
+  public static final ConfigKey WRAPPED_IMPL = new ConfigKey("rubix.fs.<scheme>.wrapped.impl", null,
+      "File system class a delegating caching file system wraps for <scheme> (gs, abfs, abfss, hdfs, file, ...). Defaults to the usual Hadoop class of that scheme.");
+  public static final ConfigKey S3A_SOURCE_STREAM = new ConfigKey("rubix.s3a.source.stream.type", "classic",
+      "S3A input stream used by the caching S3A file systems to fetch blocks (fs.s3a.input.stream.type of the wrapped S3A). classic makes exactly the ranged GETs the cache asks for; analytics and prefetch keep their own in-memory caches.");
+
+  private CacheKeys() {}
+
+  /** Every key declared here, in documentation order. */
+  public static List<ConfigKey> all() {
+    return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, USAGE_PERCENTAGE,
+        FRESHNESS, FRESHNESS_TTL, STRICT_MODE, CHECKSUM_VERIFY, OPEN_FILES_MAX, LEASE_TIMEOUT, INFLIGHT_POLICY,
+        INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, STATUS_CACHE_ENTRIES, JMX_ENABLED,
+        WRAPPED_IMPL, S3A_SOURCE_STREAM);
+  }
+}
