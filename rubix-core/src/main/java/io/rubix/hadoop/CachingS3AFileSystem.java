@@ -36,7 +36,7 @@ public class CachingS3AFileSystem extends S3AFileSystem {
 
   /** How cache data files are opened; tests override it to inject disk faults. */
   protected ChannelOpener cacheChannelOpener() {
-    return CacheFiles::openReadWrite;
+    return CacheFiles.DEFAULT_OPENER;
   }
 
   @Override

@@ -44,10 +44,10 @@ public final class BlockStore implements Closeable {
    */
   public void read(Path dataFile, ObjectVersion version, int block, int crc32c, long position, ByteBuffer dst) throws IOException {
     try {
-      readOnce(files.get(dataFile), version, block, crc32c, position, dst);
+      readOnce(files.get(dataFile, false), version, block, crc32c, position, dst);
     } catch (ClosedChannelException closedUnderUs) {
       // the handle was closed by eviction from the open-file cache between get() and read: retry once
-      readOnce(files.get(dataFile), version, block, crc32c, position, dst);
+      readOnce(files.get(dataFile, false), version, block, crc32c, position, dst);
     }
   }
 
@@ -100,7 +100,7 @@ public final class BlockStore implements Closeable {
   /** Writes one whole block at its offset in {@code dataFile} and returns its CRC32C. */
   public int write(Path dataFile, int block, ByteBuffer bytes) throws IOException {
     int crc = crc32c(bytes.duplicate());
-    FileChannel channel = files.get(dataFile).channel();
+    FileChannel channel = files.get(dataFile, true).channel();
     long position = (long) block * blockSize;
     while (bytes.hasRemaining()) {
       position += channel.write(bytes, position);

@@ -39,8 +39,20 @@ public final class CacheFiles implements EvictionListener, Closeable {
         .build();
   }
 
-  /** The default opener: read-write, created on demand (with its directory) as owner/group-only. */
-  public static FileChannel openReadWrite(Path file) throws IOException {
+  /** The default opener: read-write; files are created on demand (with their directory) as owner/group-only. */
+  public static final ChannelOpener DEFAULT_OPENER = new ChannelOpener() {
+    @Override
+    public FileChannel open(Path file) throws IOException {
+      return openReadWrite(file);
+    }
+
+    @Override
+    public FileChannel openExisting(Path file) throws IOException {
+      return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
+  };
+
+  private static FileChannel openReadWrite(Path file) throws IOException {
     try {
       return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
     } catch (java.nio.file.NoSuchFileException e) {
@@ -56,11 +68,12 @@ public final class CacheFiles implements EvictionListener, Closeable {
     }
   }
 
-  public CacheFile get(Path file) throws IOException {
+  /** The open file at {@code file}; a reader passes {@code create=false} and gets NoSuchFileException for a missing file. */
+  public CacheFile get(Path file, boolean create) throws IOException {
     try {
       return open.get(file, path -> {
         try {
-          return new CacheFile(path, opener.open(path));
+          return new CacheFile(path, create ? opener.open(path) : opener.openExisting(path));
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
