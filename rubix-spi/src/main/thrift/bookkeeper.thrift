@@ -1,0 +1,72 @@
+// The BookKeeper service: the per-node cache metadata daemon every reading JVM talks to.
+// Calls mirror io.rubix.spi.metadata.CacheMetadataService; see its Javadoc for the protocol.
+// Regenerate the Java code with ./generate.sh (Debian's thrift-compiler 0.17).
+
+namespace java io.rubix.spi.thrift
+
+/** One immutable version of a remote object: the key all cached bytes belong to. */
+struct TObjectVersion {
+  1: required string path,
+  2: required i64 length,
+  3: required i64 modificationTime,
+  4: required string etag,
+}
+
+/** States of blocks [firstBlock, firstBlock + len(states)); crc32c holds one big-endian int32 per block. */
+struct TBlockRange {
+  1: required string dataFile,
+  2: required i32 firstBlock,
+  3: required binary states,
+  4: required binary crc32c,
+  5: required i64 leaseId,
+}
+
+struct TDiskUsage {
+  1: required string directory,
+  2: required i64 capacityBytes,
+  3: required i64 usedBytes,
+  4: required i64 reservedBytes,
+  5: required i32 objects,
+}
+
+struct TCacheUsage {
+  1: required list<TDiskUsage> disks,
+  2: required i64 evictions,
+}
+
+struct TServiceInfo {
+  1: required i32 protocolVersion,
+  2: required i32 blockSize,
+  3: required string nodeId,
+  4: required i64 startedAtMillis,
+}
+
+/** A request the daemon refused (bad range, unknown lease); never a transport failure. */
+exception TCacheException {
+  1: required string message,
+}
+
+service BookKeeperService {
+  TServiceInfo info(),
+
+  TBlockRange status(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock) throws (1: TCacheException e),
+
+  TBlockRange acquire(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock) throws (1: TCacheException e),
+
+  i32 commit(1: i64 leaseId, 2: list<i32> blocks, 3: list<i32> crc32c) throws (1: TCacheException e),
+
+  void abort(1: i64 leaseId, 2: list<i32> blocks, 3: bool written) throws (1: TCacheException e),
+
+  TBlockRange awaitInFlight(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock, 4: i64 timeoutMillis)
+      throws (1: TCacheException e),
+
+  void reportCorrupt(1: TObjectVersion version, 2: i32 block) throws (1: TCacheException e),
+
+  void invalidate(1: TObjectVersion version) throws (1: TCacheException e),
+
+  i32 invalidatePath(1: string path) throws (1: TCacheException e),
+
+  TCacheUsage usage(),
+
+  map<string, i64> stats(),
+}
