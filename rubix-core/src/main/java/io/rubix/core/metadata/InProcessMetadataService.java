@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * The cache metadata service in the reader's own JVM (embedded mode).
  *
  * <p>Design: one lock guards all metadata; every call holds it for a few map and bit-set operations
- * and never does I/O under it (files of evicted objects are deleted after the lock is released).
+ * and, with a persistent {@link MetadataJournal}, one small journal append (so journal order is
+ * publish order). Files of evicted objects are deleted after the lock is released, journal first.
  * Space is charged when a block is granted, before any byte is written, so a disk's cap is never
  * exceeded: granting evicts least-recently-used objects that no lease is fetching into, and denies
  * the block when that is not enough. A block stays charged while bytes may be on disk (granted,
@@ -43,6 +44,7 @@ public final class InProcessMetadataService implements CacheMetadataService {
   private final long leaseTimeoutNanos;
   private final LongSupplier nanoClock;
   private final List<EvictionListener> listeners = new CopyOnWriteArrayList<>();
+  private final MetadataJournal journal;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition inFlightChanged = lock.newCondition();
@@ -56,6 +58,8 @@ public final class InProcessMetadataService implements CacheMetadataService {
   private long nextGeneration = 1;
   // @GuardedBy("lock")
   private long evictions;
+  // @GuardedBy("lock")
+  private long recoveredBlocks;
 
   /**
    * @param blockSize block size in bytes
@@ -65,6 +69,15 @@ public final class InProcessMetadataService implements CacheMetadataService {
    * @param nanoClock time source for lease expiry (System::nanoTime outside tests)
    */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, MetadataJournal.NONE);
+  }
+
+  /**
+   * A service that persists its metadata in {@code journal} and starts from what the journal recovers
+   * under {@code roots}.
+   */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal) {
     if (blockSize <= 0) {
       throw new IllegalArgumentException("blockSize must be positive: " + blockSize);
     }
@@ -79,6 +92,56 @@ public final class InProcessMetadataService implements CacheMetadataService {
     }
     this.leaseTimeoutNanos = leaseTimeout.toNanos();
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
+    this.journal = requireNonNull(journal, "journal is null");
+    recover();
+  }
+
+  private void recover() {
+    List<MetadataJournal.Recovered> recovered;
+    try {
+      recovered = journal.recover(layout.roots(), blockSize);
+    } catch (IOException e) {
+      LOG.warn("Could not recover cache metadata from {}; starting empty", layout.roots(), e);
+      return;
+    }
+    List<CachedObject> evicted = new ArrayList<>();
+    lock.lock();
+    try {
+      long blocks = 0;
+      for (MetadataJournal.Recovered r : recovered) {
+        CachedObject object = new CachedObject(r.version(), r.disk(), r.dataFile(), blockSize);
+        object.published.or(r.published());
+        object.charged.or(r.charged());
+        System.arraycopy(r.crc32c(), 0, object.crc32c, 0, object.crc32c.length);
+        for (int block = object.charged.nextSetBit(0); block >= 0; block = object.charged.nextSetBit(block + 1)) {
+          object.chargedBytes += object.blockLength(block);
+        }
+        blocks += object.published.cardinality();
+        objects.put(r.version(), object);
+        DiskSpace disk = disks.get(r.disk());
+        disk.lru.put(r.version(), object);
+        disk.usedBytes += object.chargedBytes;
+        nextGeneration = Math.max(nextGeneration, r.generation() + 1);
+      }
+      for (DiskSpace disk : disks) {
+        reserve(disk, null, 0, evicted);
+      }
+      recoveredBlocks = blocks;
+      LOG.info("Recovered {} cached objects with {} blocks from {}", recovered.size(), blocks, layout.roots());
+    } finally {
+      lock.unlock();
+    }
+    deleteFiles(evicted);
+  }
+
+  /** Blocks recovered from the journal at startup. */
+  public long recoveredBlocks() {
+    lock.lock();
+    try {
+      return recoveredBlocks;
+    } finally {
+      lock.unlock();
+    }
   }
 
   public void addEvictionListener(EvictionListener listener) {
@@ -115,6 +178,12 @@ public final class InProcessMetadataService implements CacheMetadataService {
       if (object == null) {
         int disk = layout.diskOf(version);
         object = new CachedObject(version, disk, layout.dataFile(version, disk, nextGeneration++), blockSize);
+        try {
+          journal.created(version, object.dataFile);
+        } catch (IOException e) {
+          LOG.warn("Cannot start the metadata journal of {} in {}; not caching it", version, object.dataFile, e);
+          return describe(version, null, firstBlock, endBlock, new Lease(0, object, 0));
+        }
         objects.put(version, object);
         disks.get(disk).lru.put(version, object);
       }
@@ -140,6 +209,7 @@ public final class InProcessMetadataService implements CacheMetadataService {
         leases.put(lease.id, lease);
       } else if (object.chargedBytes == 0 && object.inFlight.isEmpty()) {
         forget(object);
+        evicted.add(object);
       }
       range = describe(version, object, firstBlock, endBlock, lease);
     } finally {
@@ -162,6 +232,7 @@ public final class InProcessMetadataService implements CacheMetadataService {
       }
       int published = 0;
       CachedObject object = lease.object;
+      journalPublished(object, lease, blocks, crc32c);
       for (int i = 0; i < blocks.length; i++) {
         int block = blocks[i];
         if (lease.blocks.get(block)) {
@@ -180,6 +251,28 @@ public final class InProcessMetadataService implements CacheMetadataService {
     }
   }
 
+  /** Journals the blocks of {@code blocks} the lease holds, before they are published in memory. */
+  // @GuardedBy("lock")
+  private void journalPublished(CachedObject object, Lease lease, int[] blocks, int[] crc32c) {
+    int count = 0;
+    int[] held = new int[blocks.length];
+    int[] crcs = new int[blocks.length];
+    for (int i = 0; i < blocks.length; i++) {
+      if (lease.blocks.get(blocks[i])) {
+        held[count] = blocks[i];
+        crcs[count++] = crc32c[i];
+      }
+    }
+    if (count == 0) {
+      return;
+    }
+    try {
+      journal.published(object.dataFile, java.util.Arrays.copyOf(held, count), java.util.Arrays.copyOf(crcs, count));
+    } catch (IOException e) {
+      LOG.warn("Could not journal {} published blocks of {}; they will not survive a restart", count, object.version, e);
+    }
+  }
+
   @Override
   public void abort(long leaseId, int[] blocks, boolean written) {
     lock.lock();
@@ -195,6 +288,8 @@ public final class InProcessMetadataService implements CacheMetadataService {
           object.inFlight.remove(block);
           if (!written) {
             uncharge(object, block);
+          } else {
+            journalQuietly(() -> journal.charged(object.dataFile, block), object);
           }
         }
       }
@@ -240,6 +335,7 @@ public final class InProcessMetadataService implements CacheMetadataService {
       if (object != null && block >= 0 && block < object.crc32c.length && object.published.get(block)) {
         object.published.clear(block);
         object.crc32c[block] = 0;
+        journalQuietly(() -> journal.unpublished(object.dataFile, block), object);
         LOG.warn("Dropped corrupt block {} of {} in {}", block, version, object.dataFile);
       }
     } finally {
@@ -456,12 +552,26 @@ public final class InProcessMetadataService implements CacheMetadataService {
     }
   }
 
+  private interface JournalWrite {
+    void run() throws IOException;
+  }
+
+  private static void journalQuietly(JournalWrite write, CachedObject object) {
+    try {
+      write.run();
+    } catch (IOException e) {
+      LOG.warn("Could not journal a change of {}", object.version, e);
+    }
+  }
+
+  /** Deletes the files of unpublished objects: journal first, so a crash here never resurrects them. */
   private void deleteFiles(List<CachedObject> dropped) {
     for (CachedObject object : dropped) {
       for (EvictionListener listener : listeners) {
         listener.evicted(object.dataFile);
       }
       try {
+        journal.dropped(object.dataFile);
         Files.deleteIfExists(object.dataFile);
       } catch (IOException e) {
         LOG.warn("Could not delete evicted cache file {}", object.dataFile, e);

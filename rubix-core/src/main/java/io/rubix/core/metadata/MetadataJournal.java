@@ -1,0 +1,64 @@
+package io.rubix.core.metadata;
+
+import io.rubix.spi.ObjectVersion;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * Persists cache metadata so a restarted service is warm again. The service calls it under its lock,
+ * in the order of the ordered-write rules: a block is journaled as published only after its bytes
+ * are written, and an object's journal is removed before its data file.
+ */
+public interface MetadataJournal extends AutoCloseable {
+  /** Starts the journal of a new cached object (before any of its blocks is published). */
+  void created(ObjectVersion version, Path dataFile) throws IOException;
+
+  /** Records that {@code blocks} of the object at {@code dataFile} are published with {@code crc32c}. */
+  void published(Path dataFile, int[] blocks, int[] crc32c) throws IOException;
+
+  /** Records that {@code block} no longer is published (its bytes failed verification). */
+  void unpublished(Path dataFile, int block) throws IOException;
+
+  /** Records that {@code block} may have bytes on disk although it is not published (it stays charged). */
+  void charged(Path dataFile, int block) throws IOException;
+
+  /** Removes the journal of the object at {@code dataFile}; called before the data file is deleted. */
+  void dropped(Path dataFile) throws IOException;
+
+  /** Every object whose journal validates, read back at startup; invalid journals are deleted with their data. */
+  List<Recovered> recover(List<Path> roots, int blockSize) throws IOException;
+
+  @Override
+  void close() throws IOException;
+
+  /** One object read back from its journal. */
+  record Recovered(ObjectVersion version, Path dataFile, int disk, long generation, BitSet published, int[] crc32c, BitSet charged) {}
+
+  /** A journal that keeps nothing (embedded mode without persistence). */
+  MetadataJournal NONE = new MetadataJournal() {
+    @Override
+    public void created(ObjectVersion version, Path dataFile) {}
+
+    @Override
+    public void published(Path dataFile, int[] blocks, int[] crc32c) {}
+
+    @Override
+    public void unpublished(Path dataFile, int block) {}
+
+    @Override
+    public void charged(Path dataFile, int block) {}
+
+    @Override
+    public void dropped(Path dataFile) {}
+
+    @Override
+    public List<Recovered> recover(List<Path> roots, int blockSize) {
+      return List.of();
+    }
+
+    @Override
+    public void close() {}
+  };
+}
