@@ -71,6 +71,18 @@ public final class CacheEngine implements Closeable {
     return new CacheEngine(config, handle.service(), handle, opener, name);
   }
 
+  /**
+   * The engine {@code clientConfig} asks for: embedded (this JVM's in-process service), or a client
+   * of the node's BookKeeper daemon.
+   */
+  public static CacheEngine create(CacheConfig config, io.rubix.core.client.ClientConfig clientConfig, String name, ChannelOpener opener) {
+    if (clientConfig.embedded()) {
+      return embedded(config, name, opener);
+    }
+    io.rubix.core.client.BookKeeperClient client = new io.rubix.core.client.BookKeeperClient(clientConfig, config.blockSize(), System::nanoTime);
+    return new CacheEngine(config, client, client::close, opener, name);
+  }
+
   /** An engine using {@code service}, which the caller owns. */
   public static CacheEngine withService(CacheConfig config, CacheMetadataService service, String name, ChannelOpener opener) {
     return new CacheEngine(config, service, () -> {}, opener, name);

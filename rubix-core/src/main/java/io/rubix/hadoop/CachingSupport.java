@@ -1,6 +1,7 @@
 package io.rubix.hadoop;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.client.ClientConfig;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.read.Source;
 import io.rubix.core.store.ChannelOpener;
@@ -46,7 +47,8 @@ final class CachingSupport implements Closeable {
       return null;
     }
     String name = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
-    return new CachingSupport(CacheEngine.embedded(config, name, opener), new StatusTracker(config));
+    ClientConfig clientConfig = ClientConfig.from(conf);
+    return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener), new StatusTracker(config));
   }
 
   CacheEngine engine() {

@@ -7,7 +7,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -106,7 +105,7 @@ public final class EmbeddedServices {
         Path embedded = dir.resolve("embedded");
         Path root = embedded.resolve(id);
         roots.add(root);
-        capacities.add(capacity(config, dir));
+        capacities.add(DiskCapacity.of(config, dir));
         try {
           Files.createDirectories(root);
           FileChannel lock = FileChannel.open(root.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -130,25 +129,6 @@ public final class EmbeddedServices {
         }
       }
     }
-  }
-
-  /** The cap of one cache directory: the smaller of the configured size and percentage of its disk. */
-  static long capacity(CacheConfig config, Path dir) {
-    long byPercentage = Long.MAX_VALUE;
-    try {
-      Path existing = dir;
-      while (existing != null && !Files.exists(existing)) {
-        existing = existing.getParent();
-      }
-      if (existing != null) {
-        FileStore store = Files.getFileStore(existing);
-        byPercentage = store.getTotalSpace() / 100 * config.usagePercentage();
-      }
-    } catch (IOException e) {
-      LOG.warn("Cannot read the size of the disk holding {}", dir, e);
-      byPercentage = 0;
-    }
-    return config.maxSizePerDisk() > 0 ? Math.min(config.maxSizePerDisk(), byPercentage) : byPercentage;
   }
 
   private static void deleteAbandoned(Path embedded, Path own) throws IOException {

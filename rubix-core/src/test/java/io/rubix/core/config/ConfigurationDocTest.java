@@ -2,7 +2,7 @@ package io.rubix.core.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rubix.spi.config.CacheKeys;
+import io.rubix.spi.config.RubixKeys;
 import io.rubix.spi.config.ConfigKey;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -27,20 +27,22 @@ class ConfigurationDocTest {
   @Test
   void everyDeclaredKeyIsDocumentedWithItsDefault() throws IOException {
     Map<String, String> documented = documentedKeys();
-    for (ConfigKey key : CacheKeys.all()) {
+    for (ConfigKey key : RubixKeys.all()) {
       assertThat(documented).as("docs/configuration.md row for %s", key.name()).containsKey(key.name());
       assertThat(documented.get(key.name())).as("documented default of %s", key.name()).isEqualTo(key.defaultValue());
     }
     Set<String> declared = new HashSet<>();
-    CacheKeys.all().forEach(k -> declared.add(k.name()));
+    RubixKeys.all().forEach(k -> declared.add(k.name()));
     assertThat(declared).as("keys documented but not in code").containsAll(documented.keySet());
   }
 
   @Test
   void everyConstantIsListedInAll() throws IllegalAccessException {
-    for (Field field : CacheKeys.class.getFields()) {
-      if (Modifier.isStatic(field.getModifiers()) && field.getType() == ConfigKey.class) {
-        assertThat(CacheKeys.all()).as("CacheKeys.all() lists %s", field.getName()).contains((ConfigKey) field.get(null));
+    for (Class<?> keys : RubixKeys.keyClasses()) {
+      for (Field field : keys.getFields()) {
+        if (Modifier.isStatic(field.getModifiers()) && field.getType() == ConfigKey.class) {
+          assertThat(RubixKeys.all()).as("RubixKeys.all() lists %s.%s", keys.getSimpleName(), field.getName()).contains((ConfigKey) field.get(null));
+        }
       }
     }
   }

@@ -1,0 +1,213 @@
+package io.rubix.bookkeeper;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.bookkeeper.metrics.MetricsEndpoint;
+import io.rubix.bookkeeper.server.BookKeeperHandler;
+import io.rubix.bookkeeper.server.ServerCounters;
+import io.rubix.core.metadata.DiskCapacity;
+import io.rubix.core.metadata.FileMetadataJournal;
+import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.thrift.BookKeeperService;
+import io.rubix.spi.thrift.TServiceInfo;
+import io.rubix.spi.wire.ThriftCodec;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.server.TThreadedSelectorServer;
+import org.apache.thrift.transport.TNonblockingServerSocket;
+import org.apache.thrift.transport.TTransportException;
+import org.apache.thrift.transport.layered.TFramedTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The per-node BookKeeper: one {@link InProcessMetadataService} with a persistent journal, served over
+ * a bounded non-blocking Thrift server, with a Prometheus endpoint and a JMX bean. Runs as the
+ * {@code rubix-bookkeeper} daemon or embedded in a JVM (several instances per JVM work: no static state).
+ */
+public final class BookKeeper implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BookKeeper.class);
+  /** Subdirectory of each cache directory that the daemon owns. */
+  public static final String ROOT = "bookkeeper";
+
+  private final BookKeeperConfig config;
+  private final InProcessMetadataService service;
+  private final ServerCounters counters = new ServerCounters();
+  private final TNonblockingServerSocket socket;
+  private final TThreadedSelectorServer server;
+  private final Thread serverThread;
+  private final MetricsEndpoint metrics;
+  private final ObjectName beanName;
+  private final long startedAt = System.currentTimeMillis();
+
+  private BookKeeper(BookKeeperConfig config) throws IOException {
+    this.config = requireNonNull(config, "config is null");
+    List<Path> roots = new ArrayList<>();
+    List<Long> capacities = new ArrayList<>();
+    for (Path dir : config.cache().cacheDirs()) {
+      Path root = dir.resolve(ROOT);
+      Files.createDirectories(root);
+      try {
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwx---"));
+      } catch (UnsupportedOperationException | IOException e) {
+        LOG.warn("Cannot restrict permissions of {}", root, e);
+      }
+      roots.add(root);
+      capacities.add(DiskCapacity.of(config.cache(), dir));
+    }
+    long recoveryStart = System.nanoTime();
+    this.service = new InProcessMetadataService(config.cache().blockSize(), roots, capacities, config.cache().leaseTimeout(), System::nanoTime,
+        new FileMetadataJournal(config.cache().blockSize()));
+    LOG.info("Recovered {} blocks in {} ms", service.recoveredBlocks(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recoveryStart));
+    TServiceInfo info = new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, config.cache().blockSize(), config.nodeId(), startedAt);
+    BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats);
+    try {
+      this.socket = new TNonblockingServerSocket(new InetSocketAddress(config.bindAddress(), config.port()), 0, config.maxFrameSize());
+    } catch (TTransportException e) {
+      throw new IOException("Cannot listen on " + config.bindAddress() + ":" + config.port(), e);
+    }
+    TThreadedSelectorServer.Args args = new TThreadedSelectorServer.Args(socket)
+        .processor(new BookKeeperService.Processor<>(handler))
+        .protocolFactory(new TBinaryProtocol.Factory(true, true, config.maxFrameSize(), 1_000_000))
+        .transportFactory(new TFramedTransport.Factory(config.maxFrameSize()))
+        .selectorThreads(2)
+        .workerThreads(config.workerThreads());
+    args.maxReadBufferBytes = 8L * config.maxFrameSize();
+    this.server = new TThreadedSelectorServer(args);
+    this.serverThread = new Thread(server::serve, "rubix-bookkeeper-" + socket.getPort());
+    serverThread.setDaemon(true);
+    serverThread.start();
+    this.metrics = config.metricsPort() >= 0 ? new MetricsEndpoint(config.bindAddress(), config.metricsPort(), this::samples) : null;
+    this.beanName = registerBean();
+    LOG.info("BookKeeper {} listening on {}:{} (metrics port {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
+        metrics == null ? "off" : metrics.port(), roots);
+  }
+
+  /** Starts a BookKeeper; it serves until {@link #close()}. */
+  public static BookKeeper start(BookKeeperConfig config) throws IOException {
+    BookKeeper bookKeeper = new BookKeeper(config);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!bookKeeper.server.isServing()) {
+      if (System.nanoTime() > deadline) {
+        bookKeeper.close();
+        throw new IOException("BookKeeper Thrift server did not start");
+      }
+      Thread.onSpinWait();
+    }
+    return bookKeeper;
+  }
+
+  public int port() {
+    return socket.getPort();
+  }
+
+  public int metricsPort() {
+    return metrics == null ? -1 : metrics.port();
+  }
+
+  public InProcessMetadataService service() {
+    return service;
+  }
+
+  public BookKeeperConfig config() {
+    return config;
+  }
+
+  Map<String, Long> stats() {
+    Map<String, Long> values = new LinkedHashMap<>(counters.snapshot());
+    CacheUsage usage = service.usage();
+    values.put("rubix_cache_used_bytes", usage.usedBytes());
+    values.put("rubix_cache_capacity_bytes", usage.disks().stream().mapToLong(CacheUsage.Disk::capacityBytes).sum());
+    values.put("rubix_cache_reserved_bytes", usage.disks().stream().mapToLong(CacheUsage.Disk::reservedBytes).sum());
+    values.put("rubix_cache_objects", (long) usage.disks().stream().mapToInt(CacheUsage.Disk::objects).sum());
+    values.put("rubix_cache_evictions", usage.evictions());
+    values.put("rubix_cache_recovered_blocks", service.recoveredBlocks());
+    values.put("rubix_bookkeeper_started_at_millis", startedAt);
+    return values;
+  }
+
+  private Iterable<MetricsEndpoint.Sample> samples() {
+    List<MetricsEndpoint.Sample> samples = new ArrayList<>();
+    stats().forEach((name, value) -> samples.add(new MetricsEndpoint.Sample(name, "", value)));
+    for (CacheUsage.Disk disk : service.usage().disks()) {
+      String labels = MetricsEndpoint.labels(Map.of("dir", disk.directory()));
+      samples.add(new MetricsEndpoint.Sample("rubix_cache_disk_used_bytes", labels, disk.usedBytes()));
+    }
+    for (CacheUsage.Disk disk : service.usage().disks()) {
+      String labels = MetricsEndpoint.labels(Map.of("dir", disk.directory()));
+      samples.add(new MetricsEndpoint.Sample("rubix_cache_disk_capacity_bytes", labels, disk.capacityBytes()));
+    }
+    return samples;
+  }
+
+  private ObjectName registerBean() {
+    try {
+      ObjectName name = new ObjectName("io.rubix:type=BookKeeper,port=" + port());
+      ManagementFactory.getPlatformMBeanServer().registerMBean(new BookKeeperStatsMXBean() {
+        @Override
+        public Map<String, Long> getCounters() {
+          return stats();
+        }
+
+        @Override
+        public long getCacheUsedBytes() {
+          return service.usage().usedBytes();
+        }
+
+        @Override
+        public long getCacheCapacityBytes() {
+          return service.usage().disks().stream().mapToLong(CacheUsage.Disk::capacityBytes).sum();
+        }
+
+        @Override
+        public long getEvictions() {
+          return service.usage().evictions();
+        }
+
+        @Override
+        public long getRecoveredBlocks() {
+          return service.recoveredBlocks();
+        }
+      }, name);
+      return name;
+    } catch (JMException e) {
+      LOG.warn("Could not register the BookKeeper JMX bean", e);
+      return null;
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop();
+    socket.close();
+    try {
+      serverThread.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (metrics != null) {
+      metrics.close();
+    }
+    if (beanName != null) {
+      try {
+        ManagementFactory.getPlatformMBeanServer().unregisterMBean(beanName);
+      } catch (JMException e) {
+        LOG.debug("Unregistering {} failed", beanName, e);
+      }
+    }
+    service.close();
+  }
+}

@@ -1,0 +1,45 @@
+package io.rubix.bookkeeper;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.ConfigReader;
+import io.rubix.core.config.InvalidConfigException;
+import io.rubix.spi.config.BookKeeperKeys;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import org.apache.hadoop.conf.Configuration;
+
+/** The BookKeeper daemon's configuration: the cache it manages and where it listens. */
+public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, int maxFrameSize, int workerThreads, int metricsPort,
+    String nodeId) {
+  public BookKeeperConfig {
+    requireNonNull(cache, "cache is null");
+    requireNonNull(bindAddress, "bindAddress is null");
+    requireNonNull(nodeId, "nodeId is null");
+  }
+
+  public static BookKeeperConfig from(Configuration conf) {
+    ConfigReader reader = new ConfigReader(conf);
+    CacheConfig cache = CacheConfig.from(conf);
+    if (!cache.enabled()) {
+      throw new InvalidConfigException(io.rubix.spi.config.CacheKeys.ENABLED, "false", "true for the BookKeeper daemon");
+    }
+    String nodeId = reader.raw(BookKeeperKeys.NODE_ID);
+    if (nodeId == null) {
+      try {
+        nodeId = InetAddress.getLocalHost().getCanonicalHostName();
+      } catch (UnknownHostException e) {
+        nodeId = "localhost";
+      }
+    }
+    return new BookKeeperConfig(
+        cache,
+        reader.raw(BookKeeperKeys.BIND_ADDRESS),
+        reader.getInt(BookKeeperKeys.SERVER_PORT, 0, 65535),
+        (int) reader.getBytes(BookKeeperKeys.MAX_FRAME_SIZE, 1024, 1L << 30),
+        reader.getInt(BookKeeperKeys.WORKER_THREADS, 1, 1024),
+        reader.getInt(BookKeeperKeys.METRICS_PORT, -1, 65535),
+        nodeId);
+  }
+}

@@ -1,0 +1,137 @@
+package io.rubix.bookkeeper.server;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.spi.metadata.CacheMetadataService;
+import io.rubix.spi.thrift.BookKeeperService;
+import io.rubix.spi.thrift.TBlockRange;
+import io.rubix.spi.thrift.TCacheException;
+import io.rubix.spi.thrift.TCacheUsage;
+import io.rubix.spi.thrift.TObjectVersion;
+import io.rubix.spi.thrift.TServiceInfo;
+import io.rubix.spi.wire.ThriftCodec;
+import java.io.IOException;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves {@link BookKeeperService} calls from a {@link CacheMetadataService}. A bad request (range
+ * outside the object, malformed version) or an internal failure is answered with a
+ * {@link TCacheException}; nothing a client sends can stop the daemon.
+ */
+public final class BookKeeperHandler implements BookKeeperService.Iface {
+  private static final Logger LOG = LoggerFactory.getLogger(BookKeeperHandler.class);
+  /** Longest server-side wait for in-flight blocks, so waiting clients never pin all worker threads for long. */
+  static final long MAX_WAIT_MILLIS = 2_000;
+
+  private final CacheMetadataService service;
+  private final TServiceInfo info;
+  private final ServerCounters counters;
+  private final Supplier<Map<String, Long>> stats;
+
+  public BookKeeperHandler(CacheMetadataService service, TServiceInfo info, ServerCounters counters, Supplier<Map<String, Long>> stats) {
+    this.service = requireNonNull(service, "service is null");
+    this.info = requireNonNull(info, "info is null");
+    this.counters = requireNonNull(counters, "counters is null");
+    this.stats = requireNonNull(stats, "stats is null");
+  }
+
+  @Override
+  public TServiceInfo info() {
+    return info;
+  }
+
+  @Override
+  public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock) throws TCacheException {
+    counters.statusCalls.increment();
+    return guard("status", () -> ThriftCodec.toThrift(service.status(ThriftCodec.fromThrift(version), firstBlock, endBlock)));
+  }
+
+  @Override
+  public TBlockRange acquire(TObjectVersion version, int firstBlock, int endBlock) throws TCacheException {
+    counters.acquireCalls.increment();
+    return guard("acquire", () -> ThriftCodec.toThrift(service.acquire(ThriftCodec.fromThrift(version), firstBlock, endBlock)));
+  }
+
+  @Override
+  public int commit(long leaseId, java.util.List<Integer> blocks, java.util.List<Integer> crc32c) throws TCacheException {
+    counters.commitCalls.increment();
+    return guard("commit", () -> service.commit(leaseId, ThriftCodec.toArray(blocks), ThriftCodec.toArray(crc32c)));
+  }
+
+  @Override
+  public void abort(long leaseId, java.util.List<Integer> blocks, boolean written) throws TCacheException {
+    counters.abortCalls.increment();
+    guard("abort", () -> {
+      service.abort(leaseId, ThriftCodec.toArray(blocks), written);
+      return null;
+    });
+  }
+
+  @Override
+  public TBlockRange awaitInFlight(TObjectVersion version, int firstBlock, int endBlock, long timeoutMillis) throws TCacheException {
+    counters.waitCalls.increment();
+    counters.waiting.increment();
+    try {
+      return guard("awaitInFlight", () -> ThriftCodec.toThrift(service.awaitInFlight(ThriftCodec.fromThrift(version), firstBlock, endBlock,
+          Math.max(0, Math.min(timeoutMillis, MAX_WAIT_MILLIS)))));
+    } finally {
+      counters.waiting.decrement();
+    }
+  }
+
+  @Override
+  public void reportCorrupt(TObjectVersion version, int block) throws TCacheException {
+    counters.corruptReports.increment();
+    guard("reportCorrupt", () -> {
+      service.reportCorrupt(ThriftCodec.fromThrift(version), block);
+      return null;
+    });
+  }
+
+  @Override
+  public void invalidate(TObjectVersion version) throws TCacheException {
+    guard("invalidate", () -> {
+      service.invalidate(ThriftCodec.fromThrift(version));
+      return null;
+    });
+  }
+
+  @Override
+  public int invalidatePath(String path) throws TCacheException {
+    return guard("invalidatePath", () -> service.invalidatePath(requireNonNull(path, "path is null")));
+  }
+
+  @Override
+  public TCacheUsage usage() throws TCacheException {
+    return guard("usage", () -> ThriftCodec.toThrift(service.usage()));
+  }
+
+  @Override
+  public Map<String, Long> stats() {
+    return stats.get();
+  }
+
+  @FunctionalInterface
+  private interface Action<T> {
+    T run() throws IOException, InterruptedException;
+  }
+
+  private <T> T guard(String call, Action<T> action) throws TCacheException {
+    try {
+      return action.run();
+    } catch (IllegalArgumentException | NullPointerException | IndexOutOfBoundsException e) {
+      counters.badRequests.increment();
+      throw new TCacheException("Bad " + call + " request: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TCacheException(call + " interrupted");
+    } catch (IOException | RuntimeException e) {
+      counters.errors.increment();
+      LOG.error("{} failed", call, e);
+      throw new TCacheException(call + " failed: " + e);
+    }
+  }
+}

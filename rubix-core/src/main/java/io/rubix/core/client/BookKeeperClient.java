@@ -1,0 +1,225 @@
+package io.rubix.core.client;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.CacheMetadataService;
+import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.thrift.BookKeeperService;
+import io.rubix.spi.thrift.TCacheException;
+import io.rubix.spi.thrift.TServiceInfo;
+import io.rubix.spi.wire.ThriftCodec;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransportException;
+import org.apache.thrift.transport.layered.TFramedTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link CacheMetadataService} backed by the node's BookKeeper daemon over Thrift.
+ *
+ * <p>Design: a bounded pool of framed connections, each used by one call at a time. A transport
+ * failure closes that connection and starts a backoff (doubling up to {@code backoffMax}) during
+ * which calls fail at once with {@link BookKeeperUnavailableException}, so readers go to the source
+ * instead of queueing behind a dead daemon; the first call after the backoff tries again. Long waits
+ * for in-flight blocks are split into calls shorter than the read timeout.
+ */
+public final class BookKeeperClient implements CacheMetadataService {
+  private static final Logger LOG = LoggerFactory.getLogger(BookKeeperClient.class);
+  private static final long BACKOFF_START_NANOS = 50_000_000L;
+
+  private final ClientConfig config;
+  private final int blockSize;
+  private final LongSupplier nanoClock;
+  private final BlockingQueue<Connection> idle;
+  private final AtomicLong retryAtNanos = new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong backoffNanos = new AtomicLong(BACKOFF_START_NANOS);
+  private final AtomicLong failures = new AtomicLong();
+  private volatile boolean closed;
+
+  /**
+   * @param blockSize the block size this JVM is configured with; a daemon with another block size
+   *     is treated as unavailable (its blocks would be misread)
+   */
+  public BookKeeperClient(ClientConfig config, int blockSize, LongSupplier nanoClock) {
+    this.config = requireNonNull(config, "config is null");
+    this.blockSize = blockSize;
+    this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
+    this.idle = new ArrayBlockingQueue<>(config.poolSize());
+  }
+
+  /** Transport failures seen so far (each makes reads go to the source for a while). */
+  public long failures() {
+    return failures.get();
+  }
+
+  public TServiceInfo info() throws IOException {
+    return call(BookKeeperService.Client::info);
+  }
+
+  public Map<String, Long> daemonStats() throws IOException {
+    return call(BookKeeperService.Client::stats);
+  }
+
+  @Override
+  public int blockSize() {
+    return blockSize;
+  }
+
+  @Override
+  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
+    return ThriftCodec.fromThrift(version, call(c -> c.status(ThriftCodec.toThrift(version), firstBlock, endBlock)));
+  }
+
+  @Override
+  public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
+    return ThriftCodec.fromThrift(version, call(c -> c.acquire(ThriftCodec.toThrift(version), firstBlock, endBlock)));
+  }
+
+  @Override
+  public int commit(long leaseId, int[] blocks, int[] crc32c) throws IOException {
+    return call(c -> c.commit(leaseId, ThriftCodec.toList(blocks), ThriftCodec.toList(crc32c)));
+  }
+
+  @Override
+  public void abort(long leaseId, int[] blocks, boolean written) throws IOException {
+    call(c -> {
+      c.abort(leaseId, ThriftCodec.toList(blocks), written);
+      return null;
+    });
+  }
+
+  @Override
+  public BlockRange awaitInFlight(ObjectVersion version, int firstBlock, int endBlock, long timeoutMillis) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+    long slice = Math.max(1, config.readTimeout().toMillis() / 2);
+    while (true) {
+      long remaining = Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
+      long wait = Math.min(remaining, slice);
+      BlockRange range = ThriftCodec.fromThrift(version, call(c -> c.awaitInFlight(ThriftCodec.toThrift(version), firstBlock, endBlock, wait)));
+      if (remaining <= slice || !anyInFlight(range)) {
+        return range;
+      }
+      if (Thread.interrupted()) {
+        throw new InterruptedException("Interrupted waiting for blocks of " + version.path());
+      }
+    }
+  }
+
+  @Override
+  public void reportCorrupt(ObjectVersion version, int block) throws IOException {
+    call(c -> {
+      c.reportCorrupt(ThriftCodec.toThrift(version), block);
+      return null;
+    });
+  }
+
+  @Override
+  public void invalidate(ObjectVersion version) throws IOException {
+    call(c -> {
+      c.invalidate(ThriftCodec.toThrift(version));
+      return null;
+    });
+  }
+
+  @Override
+  public int invalidatePath(String path) throws IOException {
+    return call(c -> c.invalidatePath(path));
+  }
+
+  @Override
+  public CacheUsage usage() throws IOException {
+    return ThriftCodec.fromThrift(call(BookKeeperService.Client::usage));
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    Connection connection;
+    while ((connection = idle.poll()) != null) {
+      connection.close();
+    }
+  }
+
+  private static boolean anyInFlight(BlockRange range) {
+    for (byte state : range.states()) {
+      if (state == io.rubix.spi.metadata.BlockState.IN_FLIGHT.code()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @FunctionalInterface
+  private interface Call<T> {
+    T apply(BookKeeperService.Client client) throws TException;
+  }
+
+  private <T> T call(Call<T> call) throws IOException {
+    if (closed) {
+      throw new BookKeeperUnavailableException("BookKeeper client is closed", null);
+    }
+    long retryAt = retryAtNanos.get();
+    if (retryAt != Long.MIN_VALUE && nanoClock.getAsLong() - retryAt < 0) {
+      throw new BookKeeperUnavailableException("BookKeeper at " + config.host() + ":" + config.port() + " is backing off after failures", null);
+    }
+    Connection connection = idle.poll();
+    try {
+      if (connection == null) {
+        connection = connect();
+      }
+      T result = call.apply(connection.client);
+      backoffNanos.set(BACKOFF_START_NANOS);
+      retryAtNanos.set(Long.MIN_VALUE);
+      if (!idle.offer(connection)) {
+        connection.close();
+      }
+      return result;
+    } catch (TCacheException e) {
+      if (!idle.offer(connection)) {
+        connection.close();
+      }
+      throw new IOException("BookKeeper refused the request: " + e.getMessage(), e);
+    } catch (TException | RuntimeException e) {
+      if (connection != null) {
+        connection.close();
+      }
+      long backoff = backoffNanos.getAndUpdate(b -> Math.min(config.backoffMax().toNanos(), b * 2));
+      retryAtNanos.set(nanoClock.getAsLong() + backoff);
+      failures.incrementAndGet();
+      LOG.warn("BookKeeper at {}:{} failed ({}); reads go to the source for {} ms", config.host(), config.port(), e, backoff / 1_000_000);
+      throw new BookKeeperUnavailableException("BookKeeper at " + config.host() + ":" + config.port() + " failed", e);
+    }
+  }
+
+  private Connection connect() throws TException {
+    TConfiguration tconf = TConfiguration.custom().setMaxFrameSize(config.maxFrameSize()).setMaxMessageSize(config.maxFrameSize()).build();
+    TSocket socket = new TSocket(tconf, config.host(), config.port(), (int) config.readTimeout().toMillis(), (int) config.connectTimeout().toMillis());
+    TFramedTransport transport = new TFramedTransport(socket, config.maxFrameSize());
+    transport.open();
+    BookKeeperService.Client client = new BookKeeperService.Client(new TBinaryProtocol(transport));
+    TServiceInfo info = client.info();
+    if (info.getBlockSize() != blockSize || info.getProtocolVersion() != ThriftCodec.PROTOCOL_VERSION) {
+      transport.close();
+      throw new TTransportException("BookKeeper uses block size " + info.getBlockSize() + " and protocol " + info.getProtocolVersion()
+          + " but this JVM uses block size " + blockSize + " and protocol " + ThriftCodec.PROTOCOL_VERSION + " (rubix.cache.block.size must match)");
+    }
+    return new Connection(transport, client);
+  }
+
+  private record Connection(TFramedTransport transport, BookKeeperService.Client client) {
+    void close() {
+      transport.close();
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package io.rubix.spi.config;
+
+import java.util.List;
+
+/** Keys of the BookKeeper daemon and of clients that talk to it. */
+public final class BookKeeperKeys {
+  public static final ConfigKey EMBEDDED_MODE = new ConfigKey("rubix.cluster.embedded.mode", "true",
+      "true: cache metadata lives in each reading JVM (no daemon needed). false: every JVM of the node asks the node's BookKeeper daemon.");
+  public static final ConfigKey SERVER_PORT = new ConfigKey("rubix.network.bookkeeper.server.port", "8899",
+      "Thrift port of the BookKeeper daemon (clients connect to it; 0 lets the daemon pick a free port, for tests).");
+  public static final ConfigKey BIND_ADDRESS = new ConfigKey("rubix.network.bookkeeper.bind.address", "127.0.0.1",
+      "Address the BookKeeper's Thrift port binds to. Loopback by default: only JVMs of this node talk to it.");
+  public static final ConfigKey SERVER_HOST = new ConfigKey("rubix.network.bookkeeper.host", "127.0.0.1",
+      "Host clients connect to for the BookKeeper daemon.");
+  public static final ConfigKey MAX_FRAME_SIZE = new ConfigKey("rubix.network.server.max.frame.size", "16m",
+      "Largest Thrift frame the BookKeeper accepts; larger or malformed frames close that connection only.");
+  public static final ConfigKey WORKER_THREADS = new ConfigKey("rubix.network.server.worker.threads", "16",
+      "Threads that execute BookKeeper requests (selector threads only do I/O).");
+  public static final ConfigKey CONNECT_TIMEOUT = new ConfigKey("rubix.network.client.connect.timeout", "1s",
+      "Client connect timeout to the BookKeeper.");
+  public static final ConfigKey READ_TIMEOUT = new ConfigKey("rubix.network.client.read.timeout", "5s",
+      "Client read timeout for a BookKeeper answer; a slower daemon makes the read go to the source.");
+  public static final ConfigKey POOL_SIZE = new ConfigKey("rubix.network.client.pool.size", "16",
+      "Most connections one JVM keeps open to the BookKeeper.");
+  public static final ConfigKey RETRY_BACKOFF_MAX = new ConfigKey("rubix.network.client.backoff.max", "5s",
+      "Longest pause before a client retries a BookKeeper that failed; reads go to the source meanwhile.");
+  public static final ConfigKey METRICS_PORT = new ConfigKey("rubix.bookkeeper.metrics.port", "8897",
+      "Port of the BookKeeper's Prometheus text endpoint /metrics (bound like the Thrift port; -1 disables, 0 picks a free port).");
+  public static final ConfigKey NODE_ID = new ConfigKey("rubix.cluster.node.id", null,
+      "Stable identity of this node; defaults to the host name.");
+
+  private BookKeeperKeys() {}
+
+  public static List<ConfigKey> all() {
+    return List.of(EMBEDDED_MODE, SERVER_PORT, BIND_ADDRESS, SERVER_HOST, MAX_FRAME_SIZE, WORKER_THREADS, CONNECT_TIMEOUT,
+        READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, NODE_ID);
+  }
+}

@@ -1,0 +1,19 @@
+package io.rubix.spi.config;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Every configuration key RubiX reads, in documentation order. */
+public final class RubixKeys {
+  private RubixKeys() {}
+
+  public static List<Class<?>> keyClasses() {
+    return List.of(CacheKeys.class, BookKeeperKeys.class);
+  }
+
+  public static List<ConfigKey> all() {
+    List<ConfigKey> keys = new ArrayList<>(CacheKeys.all());
+    keys.addAll(BookKeeperKeys.all());
+    return List.copyOf(keys);
+  }
+}

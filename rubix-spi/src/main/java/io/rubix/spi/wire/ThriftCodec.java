@@ -1,0 +1,94 @@
+package io.rubix.spi.wire;
+
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.thrift.TBlockRange;
+import io.rubix.spi.thrift.TCacheUsage;
+import io.rubix.spi.thrift.TDiskUsage;
+import io.rubix.spi.thrift.TObjectVersion;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Converts between the SPI's types and their Thrift wire forms. */
+public final class ThriftCodec {
+  /** Bumped when the meaning of a call changes; client and daemon must agree. */
+  public static final int PROTOCOL_VERSION = 1;
+
+  private ThriftCodec() {}
+
+  public static TObjectVersion toThrift(ObjectVersion version) {
+    return new TObjectVersion(version.path(), version.length(), version.modificationTime(), version.etag());
+  }
+
+  public static ObjectVersion fromThrift(TObjectVersion version) {
+    if (version == null || version.getPath() == null || version.getEtag() == null) {
+      throw new IllegalArgumentException("Incomplete object version: " + version);
+    }
+    return new ObjectVersion(version.getPath(), version.getLength(), version.getModificationTime(), version.getEtag());
+  }
+
+  public static TBlockRange toThrift(BlockRange range) {
+    ByteBuffer crcs = ByteBuffer.allocate(4 * range.crc32c().length);
+    for (int crc : range.crc32c()) {
+      crcs.putInt(crc);
+    }
+    return new TBlockRange(range.dataFile(), range.firstBlock(), ByteBuffer.wrap(range.states()), crcs.flip(), range.leaseId());
+  }
+
+  public static BlockRange fromThrift(ObjectVersion version, TBlockRange range) {
+    byte[] states = bytes(range.bufferForStates());
+    ByteBuffer crcBytes = range.bufferForCrc32c().duplicate();
+    if (crcBytes.remaining() != 4 * states.length) {
+      throw new IllegalArgumentException("Block range with " + states.length + " states but " + crcBytes.remaining() + " checksum bytes");
+    }
+    int[] crcs = new int[states.length];
+    for (int i = 0; i < crcs.length; i++) {
+      crcs[i] = crcBytes.getInt();
+    }
+    return new BlockRange(version, range.getDataFile(), range.getFirstBlock(), states, crcs, range.getLeaseId());
+  }
+
+  public static TCacheUsage toThrift(CacheUsage usage) {
+    List<TDiskUsage> disks = new ArrayList<>();
+    for (CacheUsage.Disk disk : usage.disks()) {
+      disks.add(new TDiskUsage(disk.directory(), disk.capacityBytes(), disk.usedBytes(), disk.reservedBytes(), disk.objects()));
+    }
+    return new TCacheUsage(disks, usage.evictions());
+  }
+
+  public static CacheUsage fromThrift(TCacheUsage usage) {
+    List<CacheUsage.Disk> disks = new ArrayList<>();
+    for (TDiskUsage disk : usage.getDisks()) {
+      disks.add(new CacheUsage.Disk(disk.getDirectory(), disk.getCapacityBytes(), disk.getUsedBytes(), disk.getReservedBytes(), disk.getObjects()));
+    }
+    return new CacheUsage(disks, usage.getEvictions());
+  }
+
+  public static List<Integer> toList(int[] values) {
+    List<Integer> list = new ArrayList<>(values.length);
+    for (int value : values) {
+      list.add(value);
+    }
+    return list;
+  }
+
+  public static int[] toArray(List<Integer> values) {
+    if (values == null) {
+      throw new IllegalArgumentException("missing list");
+    }
+    int[] array = new int[values.size()];
+    for (int i = 0; i < array.length; i++) {
+      array[i] = values.get(i);
+    }
+    return array;
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    ByteBuffer copy = buffer.duplicate();
+    byte[] bytes = new byte[copy.remaining()];
+    copy.get(bytes);
+    return bytes;
+  }
+}
