@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class BlockReader {
   private static final Logger LOG = LoggerFactory.getLogger(BlockReader.class);
+  /** Blocks a status call covers beyond the read that needs it. */
+  private static final int STATUS_WINDOW = 64;
 
   private final CacheConfig config;
   private final int blockSize;
@@ -100,7 +102,8 @@ public final class BlockReader {
     BlockRange status = s.recentStatus;
     if (status == null || !status.covers(first, end) || !status.allCached(first, end)) {
       try {
-        status = service.status(s.version, first, end);
+        // one answer for the blocks ahead too: a warm sequential stream then asks once per STATUS_WINDOW blocks
+        status = service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + STATUS_WINDOW)));
       } catch (IOException | RuntimeException e) {
         metadataFailure(s, e);
         readSource(s, position, target);
