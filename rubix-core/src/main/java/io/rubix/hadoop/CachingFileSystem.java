@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FilterFileSystem;
+import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
@@ -84,6 +85,18 @@ public class CachingFileSystem extends FilterFileSystem {
     }
     Path qualified = makeQualified(path);
     return support.open(qualified, null, -1, fs::getFileStatus, this::openSource);
+  }
+
+  /**
+   * A builder that opens through this file system: {@link FilterFileSystem} hands {@code openFile()}
+   * to the wrapped file system, whose streams would bypass the cache.
+   */
+  @Override
+  public FutureDataInputStreamBuilder openFile(Path path) throws IOException {
+    if (support == null) {
+      return super.openFile(path);
+    }
+    return createDataInputStreamBuilder(this, path);
   }
 
   @Override
