@@ -33,7 +33,6 @@ import org.apache.hadoop.util.functional.FutureIO;
  */
 public class CachingFileSystem extends FilterFileSystem {
   static final String READ_POLICY = Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
-  static final String LENGTH = Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH;
 
   private CachingSupport support;
 
@@ -99,20 +98,18 @@ public class CachingFileSystem extends FilterFileSystem {
     return createDataInputStreamBuilder(this, path);
   }
 
+  /**
+   * Opens through the cache. Of the mandatory options only Hadoop's standard ones are accepted: options
+   * of the wrapped store are not passed on to it (the cache reads the source its own way), so a
+   * mandatory one fails the call instead of being ignored.
+   */
   @Override
   protected CompletableFuture<FSDataInputStream> openFileWithOptions(Path path, OpenFileParameters parameters) throws IOException {
     if (support == null) {
       return super.openFileWithOptions(path, parameters);
     }
-    Path qualified = makeQualified(path);
-    long length = parameters.getOptions().getLong(LENGTH, -1);
-    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
-    try {
-      result.complete(support.open(qualified, parameters.getStatus(), length, fs::getFileStatus, this::openSource));
-    } catch (IOException e) {
-      result.completeExceptionally(e);
-    }
-    return result;
+    return support.openFile(makeQualified(path), parameters, Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS,
+        fs::getFileStatus, this::openSource);
   }
 
   private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {

@@ -2,6 +2,7 @@ package io.rubix.hadoop;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.read.CachingInputStream;
 import java.net.URI;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.util.functional.FutureIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +38,23 @@ class CachingLocalFileSystemTest {
         FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(path).build())) {
       assertThat(in.getWrappedStream()).isInstanceOf(CachingInputStream.class);
       assertThat(new String(in.readAllBytes(), UTF_8)).isEqualTo("hello, cache");
+    }
+  }
+
+  @Test
+  void openFileRejectsUnknownMandatoryOptionsAndToleratesOddLengths() throws Exception {
+    Path file = Files.writeString(dataDir.resolve("data.txt"), "hello, cache");
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(file.toUri());
+    try (FileSystem fs = newFileSystem()) {
+      assertThatThrownBy(() -> fs.openFile(path).must("fs.rubix.test.unknown", true).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("fs.rubix.test.unknown");
+      try (FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(path)
+          .must(Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY, "random")
+          .opt(Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH, "12.0")
+          .build())) {
+        assertThat(new String(in.readAllBytes(), UTF_8)).isEqualTo("hello, cache");
+      }
     }
   }
 }
