@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FilterFileSystem;
+import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
@@ -32,7 +33,6 @@ import org.apache.hadoop.util.functional.FutureIO;
  */
 public class CachingFileSystem extends FilterFileSystem {
   static final String READ_POLICY = Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
-  static final String LENGTH = Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH;
 
   private CachingSupport support;
 
@@ -86,20 +86,30 @@ public class CachingFileSystem extends FilterFileSystem {
     return support.open(qualified, null, -1, fs::getFileStatus, this::openSource);
   }
 
+  /**
+   * A builder that opens through this file system: {@link FilterFileSystem} hands {@code openFile()}
+   * to the wrapped file system, whose streams would bypass the cache.
+   */
+  @Override
+  public FutureDataInputStreamBuilder openFile(Path path) throws IOException {
+    if (support == null) {
+      return super.openFile(path);
+    }
+    return createDataInputStreamBuilder(this, path);
+  }
+
+  /**
+   * Opens through the cache. Of the mandatory options only Hadoop's standard ones are accepted: options
+   * of the wrapped store are not passed on to it (the cache reads the source its own way), so a
+   * mandatory one fails the call instead of being ignored.
+   */
   @Override
   protected CompletableFuture<FSDataInputStream> openFileWithOptions(Path path, OpenFileParameters parameters) throws IOException {
     if (support == null) {
       return super.openFileWithOptions(path, parameters);
     }
-    Path qualified = makeQualified(path);
-    long length = parameters.getOptions().getLong(LENGTH, -1);
-    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
-    try {
-      result.complete(support.open(qualified, parameters.getStatus(), length, fs::getFileStatus, this::openSource));
-    } catch (IOException e) {
-      result.completeExceptionally(e);
-    }
-    return result;
+    return support.openFile(makeQualified(path), parameters, Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS,
+        fs::getFileStatus, this::openSource);
   }
 
   private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {

@@ -8,14 +8,18 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
+import org.apache.hadoop.fs.s3a.impl.InternalConstants;
 import org.apache.hadoop.util.Progressable;
 import org.apache.hadoop.util.functional.FutureIO;
 
@@ -31,6 +35,14 @@ import org.apache.hadoop.util.functional.FutureIO;
  */
 public class CachingS3AFileSystem extends S3AFileSystem {
   static final String S3A_STREAM_TYPE = "fs.s3a.input.stream.type";
+  /**
+   * Mandatory {@code openFile()} options accepted: those S3A accepts. Its own ones tune S3A's stream,
+   * which the cache replaces, so they are accepted and have no effect, as options a store does not
+   * use do for Hadoop's stores.
+   */
+  private static final Set<String> OPEN_FILE_KEYS = Stream.concat(
+      Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS.stream(), InternalConstants.S3A_OPENFILE_KEYS.stream())
+      .collect(Collectors.toUnmodifiableSet());
 
   private CachingSupport support;
 
@@ -65,14 +77,7 @@ public class CachingS3AFileSystem extends S3AFileSystem {
     if (support == null) {
       return super.openFileWithOptions(path, parameters);
     }
-    long length = parameters.getOptions().getLong(CachingFileSystem.LENGTH, -1);
-    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
-    try {
-      result.complete(support.open(makeQualified(path), parameters.getStatus(), length, super::getFileStatus, this::openSource));
-    } catch (IOException e) {
-      result.completeExceptionally(e);
-    }
-    return result;
+    return support.openFile(makeQualified(path), parameters, OPEN_FILE_KEYS, super::getFileStatus, this::openSource);
   }
 
   private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {

@@ -10,10 +10,16 @@ import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.impl.AbstractFSBuilderImpl;
+import org.apache.hadoop.fs.impl.FSBuilderSupport;
+import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +82,24 @@ final class CachingSupport implements Closeable {
       }
     };
     return new FSDataInputStream(engine.open(version, source));
+  }
+
+  /**
+   * Opens {@code path} for {@code openFile()}, as Hadoop's own stores do: a mandatory option not in
+   * {@code knownKeys} fails the call with an {@link IllegalArgumentException}, a length that is not
+   * a whole number is ignored, and a failure to open (file not found) fails the returned future.
+   */
+  CompletableFuture<FSDataInputStream> openFile(Path path, OpenFileParameters parameters, Collection<String> knownKeys,
+      StatusTracker.StatusLookup lookup, SourceOpener opener) {
+    AbstractFSBuilderImpl.rejectUnknownMandatoryKeys(parameters.getMandatoryKeys(), knownKeys, "for " + path);
+    long length = new FSBuilderSupport(parameters.getOptions()).getPositiveLong(Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH, -1);
+    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
+    try {
+      result.complete(open(path, parameters.getStatus(), length, lookup, opener));
+    } catch (IOException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
   }
 
   /** Called after {@code path} was written, renamed or deleted through the file system. */
