@@ -10,19 +10,22 @@ import org.apache.hadoop.fs.contract.AbstractFSContract;
 
 /**
  * Hadoop's file system contract for {@link CachingS3AFileSystem} against this JVM's S3Proxy
- * ({@link ContractFixtures#s3Server()}), bucket {@value ContractFixtures#BUCKET}. Options are in
+ * ({@link ContractFixtures#s3Server()}), a fresh bucket per contract. Options are in
  * {@code contract/rubix-s3a.xml}. Each contract (one per test method) gets its own file system
  * instance, closed in {@link #teardown()}.
  */
 public class CachingS3AContract extends AbstractFSContract {
   static final String CONTRACT_XML = "contract/rubix-s3a.xml";
-  static final URI BUCKET_URI = URI.create("s3a://" + ContractFixtures.BUCKET + "/");
+  private final URI bucketUri;
 
   private FileSystem fs;
 
   public CachingS3AContract(Configuration conf) {
     super(conf);
     addConfResource(CONTRACT_XML);
+    // a bucket per contract (test method): S3Proxy's in-memory store keeps empty directories that
+    // S3 would not, so a suite's leftovers would show up in the next suite's listings
+    this.bucketUri = URI.create("s3a://" + ContractFixtures.newBucket() + "/");
   }
 
   /** The settings of an S3A file system with our class against this JVM's S3 server, added to {@code conf}. */
@@ -42,10 +45,11 @@ public class CachingS3AContract extends AbstractFSContract {
   @Override
   public void init() throws IOException {
     super.init();
-    fs = FileSystem.newInstance(BUCKET_URI, s3aConfiguration(getConf()));
+    fs = FileSystem.newInstance(bucketUri, s3aConfiguration(getConf()));
     if (!(fs instanceof CachingS3AFileSystem)) {
       throw new AssertionError("Expected a CachingS3AFileSystem, got " + fs.getClass().getName());
     }
+
   }
 
   @Override

@@ -16,7 +16,7 @@ import org.apache.hadoop.conf.Configuration;
  * test files span many blocks and exercise block boundaries, chunked fetches and read-ahead.
  */
 final class ContractFixtures {
-  static final String BUCKET = "contract";
+  private static final java.util.concurrent.atomic.AtomicInteger BUCKETS = new java.util.concurrent.atomic.AtomicInteger();
 
   private static Path cacheDir;
   private static S3Server server;
@@ -44,12 +44,18 @@ final class ContractFixtures {
     return cacheDir;
   }
 
-  /** The S3 server of this JVM, with bucket {@link #BUCKET}. */
+  /** Creates a new, empty bucket on this JVM's S3 server and returns its name. */
+  static String newBucket() {
+    String bucket = "contract-" + BUCKETS.incrementAndGet();
+    s3Server().createBucket(bucket);
+    return bucket;
+  }
+
+  /** The S3 server of this JVM. */
   static synchronized S3Server s3Server() {
     if (server == null) {
       try {
         S3Server started = S3Server.inMemory();
-        started.createBucket(BUCKET);
         Runtime.getRuntime().addShutdownHook(new Thread(started::close, "contract-s3-server-stop"));
         server = started;
       } catch (Exception e) {
