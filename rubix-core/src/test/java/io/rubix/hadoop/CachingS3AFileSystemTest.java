@@ -72,4 +72,26 @@ class CachingS3AFileSystemTest {
       assertThat(server.store().bytesServed()).isZero();
     }
   }
+
+  @Test
+  void embeddedCacheSurvivesReopeningTheFileSystem() throws Exception {
+    byte[] data = new byte[2 * 1024 * 1024 + 99];
+    new Random(7).nextBytes(data);
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("s3a://bucket/data/persistent.bin");
+    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://bucket/"), conf())) {
+      try (FSDataOutputStream out = fs.create(path)) {
+        out.write(data);
+      }
+      try (FSDataInputStream in = fs.open(path)) {
+        in.readFully(0, new byte[data.length]);
+      }
+    }
+    server.store().reset();
+    byte[] again = new byte[data.length];
+    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://bucket/"), conf()); FSDataInputStream in = fs.open(path)) {
+      in.readFully(0, again);
+    }
+    assertThat(again).isEqualTo(data);
+    assertThat(server.store().gets()).as("GETs after the embedded cache was reopened").isZero();
+  }
 }

@@ -28,14 +28,18 @@ import org.slf4j.LoggerFactory;
  * file systems are created reflectively, one per scheme and bucket, yet the directories they cache
  * into have one cap to honour. Two file systems with different directories get independent services.
  *
- * <p>Embedded metadata is not persisted: each JVM caches under its own subdirectory
- * {@code <dir>/embedded/<id>}, locked while it lives; subdirectories whose lock is free belong to
- * JVMs that are gone and are deleted at startup. Several JVMs of one node should share the
- * BookKeeper daemon instead, which persists metadata and enforces one cap for all.
+ * <p>The first JVM to use a set of directories owns {@code <dir>/embedded/primary} (a file lock says
+ * so) and journals its metadata there, so its cache survives a restart of the JVM or of the file
+ * system. Another JVM using the same directories at the same time caches in a private,
+ * non-persistent {@code <dir>/embedded/<pid>-<id>} instead; private directories whose lock is free
+ * belong to JVMs that are gone and are deleted. Several JVMs of one node should share the BookKeeper
+ * daemon, which enforces one cap for all of them.
  */
 public final class EmbeddedServices {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServices.class);
   private static final Map<List<Path>, Shared> SERVICES = new HashMap<>();
+  private static final String EMBEDDED = "embedded";
+  private static final String PRIMARY = "primary";
 
   private EmbeddedServices() {}
 
@@ -97,30 +101,73 @@ public final class EmbeddedServices {
     }
 
     static Shared create(CacheConfig config, List<Path> dirs) {
-      String id = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
-      List<Path> roots = new ArrayList<>();
       List<Long> capacities = new ArrayList<>();
-      List<FileChannel> locks = new ArrayList<>();
       for (Path dir : dirs) {
-        Path embedded = dir.resolve("embedded");
-        Path root = embedded.resolve(id);
-        roots.add(root);
         capacities.add(DiskCapacity.of(config, dir));
-        try {
-          Files.createDirectories(root);
-          FileChannel lock = FileChannel.open(root.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          lock.lock();
+      }
+      // the persistent root of every directory if this JVM can own them all, else private roots
+      List<FileChannel> locks = new ArrayList<>();
+      List<Path> roots = new ArrayList<>();
+      for (Path dir : dirs) {
+        Path primary = dir.resolve(EMBEDDED).resolve(PRIMARY);
+        FileChannel lock = tryLock(primary);
+        if (lock == null) {
+          break;
+        }
+        locks.add(lock);
+        roots.add(primary);
+      }
+      if (roots.size() == dirs.size()) {
+        for (Path dir : dirs) {
+          deleteAbandonedQuietly(dir.resolve(EMBEDDED), null);
+        }
+        InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(),
+            System::nanoTime, new FileMetadataJournal(config.blockSize()));
+        return new Shared(service, locks);
+      }
+      releaseAll(locks);
+      locks.clear();
+      roots.clear();
+      String id = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
+      for (Path dir : dirs) {
+        Path root = dir.resolve(EMBEDDED).resolve(id);
+        roots.add(root);
+        FileChannel lock = tryLock(root);
+        if (lock != null) {
           locks.add(lock);
-          deleteAbandoned(embedded, root);
-        } catch (IOException | UncheckedIOException e) {
-          LOG.warn("Cache directory {} is not usable; reads will go to the source and be counted as cache write failures", dir, e);
+          deleteAbandonedQuietly(dir.resolve(EMBEDDED), root);
         }
       }
+      LOG.info("Cache directories {} are owned by another JVM; caching in private, non-persistent directories {}", dirs, roots);
       InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime);
       return new Shared(service, locks);
     }
 
-    void releaseLocks() {
+    /** Creates {@code root} and locks it for this service, or returns null when someone else holds it or it is unusable. */
+    private static FileChannel tryLock(Path root) {
+      FileChannel channel = null;
+      try {
+        Files.createDirectories(root);
+        channel = FileChannel.open(root.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        if (channel.tryLock() != null) {
+          return channel;
+        }
+      } catch (OverlappingFileLockException heldInThisJvm) {
+        // another service of this JVM owns it
+      } catch (IOException | UncheckedIOException e) {
+        LOG.warn("Cache directory {} is not usable; reads will go to the source and be counted as cache write failures", root, e);
+      }
+      if (channel != null) {
+        try {
+          channel.close();
+        } catch (IOException e) {
+          LOG.debug("Closing {} failed", root, e);
+        }
+      }
+      return null;
+    }
+
+    private static void releaseAll(List<FileChannel> locks) {
       for (FileChannel lock : locks) {
         try {
           lock.close();
@@ -129,12 +176,25 @@ public final class EmbeddedServices {
         }
       }
     }
+
+    void releaseLocks() {
+      releaseAll(locks);
+    }
   }
 
+  private static void deleteAbandonedQuietly(Path embedded, Path own) {
+    try {
+      deleteAbandoned(embedded, own);
+    } catch (IOException | UncheckedIOException e) {
+      LOG.warn("Could not clean up abandoned cache directories under {}", embedded, e);
+    }
+  }
+
+  /** Deletes private directories of JVMs that are gone (their lock is free); never the persistent one. */
   private static void deleteAbandoned(Path embedded, Path own) throws IOException {
     try (DirectoryStream<Path> siblings = Files.newDirectoryStream(embedded)) {
       for (Path sibling : siblings) {
-        if (sibling.equals(own) || !Files.isDirectory(sibling)) {
+        if (sibling.equals(own) || sibling.getFileName().toString().equals(PRIMARY) || !Files.isDirectory(sibling)) {
           continue;
         }
         try (FileChannel channel = FileChannel.open(sibling.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
