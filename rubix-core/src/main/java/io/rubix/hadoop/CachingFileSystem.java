@@ -124,6 +124,48 @@ public class CachingFileSystem extends FilterFileSystem {
   }
 
   @Override
+  public FSDataOutputStream create(Path f, FsPermission permission, java.util.EnumSet<org.apache.hadoop.fs.CreateFlag> flags, int bufferSize,
+      short replication, long blockSize, Progressable progress, org.apache.hadoop.fs.Options.ChecksumOpt checksumOpt) throws IOException {
+    changed(f);
+    return super.create(f, permission, flags, bufferSize, replication, blockSize, progress, checksumOpt);
+  }
+
+  @Override
+  public FSDataOutputStream createNonRecursive(Path f, FsPermission permission, java.util.EnumSet<org.apache.hadoop.fs.CreateFlag> flags,
+      int bufferSize, short replication, long blockSize, Progressable progress) throws IOException {
+    changed(f);
+    return super.createNonRecursive(f, permission, flags, bufferSize, replication, blockSize, progress);
+  }
+
+  @Override
+  public FSDataOutputStream append(Path f, int bufferSize, Progressable progress) throws IOException {
+    changed(f);
+    return super.append(f, bufferSize, progress);
+  }
+
+  @Override
+  public boolean truncate(Path f, long newLength) throws IOException {
+    changed(f);
+    return super.truncate(f, newLength);
+  }
+
+  @Override
+  public void concat(Path target, Path[] sources) throws IOException {
+    super.concat(target, sources);
+    changed(target);
+    for (Path source : sources) {
+      changed(source);
+    }
+  }
+
+  @Override
+  protected void rename(Path src, Path dst, org.apache.hadoop.fs.Options.Rename... options) throws IOException {
+    super.rename(src, dst, options);
+    changed(src);
+    changed(dst);
+  }
+
+  @Override
   public boolean rename(Path src, Path dst) throws IOException {
     boolean renamed = super.rename(src, dst);
     changed(src);

@@ -100,6 +100,13 @@ public class CachingS3AFileSystem extends S3AFileSystem {
   }
 
   @Override
+  @SuppressWarnings("rawtypes") // S3AFileSystem declares the raw type
+  public org.apache.hadoop.fs.FSDataOutputStreamBuilder createFile(Path path) {
+    changed(path);
+    return super.createFile(path);
+  }
+
+  @Override
   public boolean rename(Path src, Path dst) throws IOException {
     boolean renamed = super.rename(src, dst);
     changed(src);
