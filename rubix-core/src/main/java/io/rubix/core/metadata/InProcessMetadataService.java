@@ -293,7 +293,8 @@ public final class InProcessMetadataService implements CacheMetadataService {
             reserved += object.blockLength(block);
           }
         }
-        result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes, reserved, disk.lru.size()));
+        // in-flight blocks are charged when granted: report them as reserved only, so used + reserved is what the cap bounds
+        result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes - reserved, reserved, disk.lru.size()));
       }
       return new CacheUsage(result, evictions);
     } finally {
