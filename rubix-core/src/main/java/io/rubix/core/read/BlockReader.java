@@ -147,6 +147,10 @@ public final class BlockReader {
         if (config.strictMode()) {
           throw e;
         }
+      } catch (java.nio.file.NoSuchFileException e) {
+        // evicted after its status was read: an expected race, not a cache failure, so strict mode does not fail on it
+        s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
+        LOG.debug("Cache file {} of {} is gone (evicted); reading block {} from the source", dataFile, s.version.path(), b);
       } catch (IOException e) {
         s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
         LOG.warn("Reading block {} of {} from cache file {} failed; reading the source", b, s.version.path(), dataFile, e);

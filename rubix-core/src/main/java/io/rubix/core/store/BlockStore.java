@@ -44,10 +44,10 @@ public final class BlockStore implements Closeable {
    */
   public void read(Path dataFile, ObjectVersion version, int block, int crc32c, long position, ByteBuffer dst) throws IOException {
     try {
-      readOnce(files.get(dataFile), version, block, crc32c, position, dst);
+      readOnce(files.getExisting(dataFile), version, block, crc32c, position, dst);
     } catch (ClosedChannelException closedUnderUs) {
       // the handle was closed by eviction from the open-file cache between get() and read: retry once
-      readOnce(files.get(dataFile), version, block, crc32c, position, dst);
+      readOnce(files.getExisting(dataFile), version, block, crc32c, position, dst);
     }
   }
 

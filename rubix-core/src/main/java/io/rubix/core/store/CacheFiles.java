@@ -56,11 +56,26 @@ public final class CacheFiles implements EvictionListener, Closeable {
     }
   }
 
+  /** The open data file {@code file}, opened (and created when missing) if needed: for writing blocks. */
   public CacheFile get(Path file) throws IOException {
+    return get(file, true);
+  }
+
+  /**
+   * The open data file {@code file}, opened if needed but never created: for reading published blocks.
+   * A file that is gone (its object was evicted after the reader saw its status) fails with
+   * {@link java.nio.file.NoSuchFileException} instead of being recreated empty, which would leave an
+   * orphan file outside the space accounting and let later reads see holes.
+   */
+  public CacheFile getExisting(Path file) throws IOException {
+    return get(file, false);
+  }
+
+  private CacheFile get(Path file, boolean create) throws IOException {
     try {
       return open.get(file, path -> {
         try {
-          return new CacheFile(path, opener.open(path));
+          return new CacheFile(path, create ? opener.open(path) : opener.openExisting(path));
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
