@@ -240,6 +240,32 @@ class CacheFaultTest {
     }
   }
 
+  @Test
+  void interruptedReaderDoesNotPoisonTheCacheForOthers() throws Exception {
+    try (FileSystem fs = open(conf(tmp.resolve("cache")))) {
+      assertThat(readAndSettle(fs)).isEqualTo(data);
+      CacheStats stats = engine(fs).stats();
+      try (FSDataInputStream in = fs.open(file)) {
+        Thread.currentThread().interrupt();
+        try {
+          byte[] bytes = new byte[LENGTH];
+          in.readFully(0, bytes);
+          assertThat(bytes).isEqualTo(data);
+        } catch (IOException cancelled) {
+          // failing an interrupted read is fine (the local source fails it too); poisoning the cache is not
+        } finally {
+          Thread.interrupted();
+        }
+      }
+      long fallbacks = stats.get(CacheCounter.FALLBACK_CACHE_READ);
+      long hits = stats.get(CacheCounter.HIT_BYTES);
+
+      assertThat(readAndSettle(fs)).isEqualTo(data);
+      assertThat(stats.get(CacheCounter.HIT_BYTES)).as("counters %s", stats.snapshot()).isEqualTo(hits + LENGTH);
+      assertThat(stats.get(CacheCounter.FALLBACK_CACHE_READ)).as("counters %s", stats.snapshot()).isEqualTo(fallbacks);
+    }
+  }
+
   private static void flipByte(Path dataFile, long position) throws IOException {
     try (FileChannel channel = FileChannel.open(dataFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer one = ByteBuffer.allocate(1);

@@ -147,6 +147,8 @@ public final class BlockReader {
         if (config.strictMode()) {
           throw e;
         }
+      } catch (InterruptedIOException e) {
+        throw e;
       } catch (java.nio.file.NoSuchFileException e) {
         // evicted after its status was read: an expected race, not a cache failure, so strict mode does not fail on it
         s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
