@@ -20,8 +20,14 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -263,6 +269,45 @@ class CacheFaultTest {
       assertThat(readAndSettle(fs)).isEqualTo(data);
       assertThat(stats.get(CacheCounter.HIT_BYTES)).as("counters %s", stats.snapshot()).isEqualTo(hits + LENGTH);
       assertThat(stats.get(CacheCounter.FALLBACK_CACHE_READ)).as("counters %s", stats.snapshot()).isEqualTo(fallbacks);
+    }
+  }
+
+  @Test
+  void lateWriterOfAnInvalidatedObjectNeverLeavesHolesForStaleReaders() throws Exception {
+    Path cacheDir = tmp.resolve("cache");
+    Configuration conf = conf(cacheDir);
+    conf.set("rubix.fs.file.wrapped.impl", FaultFakes.GatedFileSystem.class.getName());
+    conf.set("rubix.cache.checksum.verify", "never");
+    // strict mode writes blocks in the reading thread, so the late write is done when the read returns
+    conf.set("rubix.cache.strict.mode", "true");
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try (FileSystem fs = open(conf); FSDataInputStream stale = fs.open(file)) {
+      FaultFakes.GatedFileSystem source = (FaultFakes.GatedFileSystem) ((FilterFileSystem) fs).getRawFileSystem();
+      byte[] block0 = new byte[BLOCK];
+      stale.readFully(0, block0);
+      stale.readFully(0, block0);
+      assertThat(engine(fs).stats().get(CacheCounter.HIT_BYTES)).isEqualTo(BLOCK);
+      Path dataFile = dataFiles(cacheDir).get(0);
+
+      CountDownLatch fetching = source.arm(2L * BLOCK);
+      Future<byte[]> late = executor.submit(() -> {
+        try (FSDataInputStream in = fs.open(file)) {
+          byte[] block2 = new byte[BLOCK];
+          in.readFully(2L * BLOCK, block2);
+          return block2;
+        }
+      });
+      assertThat(fetching.await(30, TimeUnit.SECONDS)).isTrue();
+      engine(fs).invalidate(version(stale).path());
+      assertThat(dataFile).doesNotExist();
+      source.release();
+      assertThat(late.get(30, TimeUnit.SECONDS)).isEqualTo(Arrays.copyOfRange(data, 2 * BLOCK, 3 * BLOCK));
+
+      assertThat(dataFile).as("the late writer must not recreate the evicted file").doesNotExist();
+      stale.readFully(0, block0);
+      assertThat(block0).isEqualTo(Arrays.copyOf(data, BLOCK));
+    } finally {
+      executor.shutdownNow();
     }
   }
 

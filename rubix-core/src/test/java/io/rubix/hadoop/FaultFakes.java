@@ -180,7 +180,66 @@ final class FaultFakes {
     }
   }
 
-  private static final class ShortReadStream extends FSInputStream {
+  /**
+   * The local file system whose positioned reads at or after {@link #arm armed} offsets wait for a
+   * gate, so a test can hold a block fetch in flight while it changes the cache under it.
+   */
+  public static class GatedFileSystem extends FilterFileSystem {
+    private volatile long gateFrom = Long.MAX_VALUE;
+    private volatile java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(0);
+    private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+
+    public GatedFileSystem() {
+      super(new LocalFileSystem());
+    }
+
+    /** Makes the next reads at or after {@code from} wait for {@link #release}; returns a latch counted down when one arrives. */
+    java.util.concurrent.CountDownLatch arm(long from) {
+      arrived = new java.util.concurrent.CountDownLatch(1);
+      gate = new java.util.concurrent.CountDownLatch(1);
+      gateFrom = from;
+      return arrived;
+    }
+
+    void release() {
+      gateFrom = Long.MAX_VALUE;
+      gate.countDown();
+    }
+
+    @Override
+    public FSDataInputStream open(org.apache.hadoop.fs.Path path, int bufferSize) throws IOException {
+      FSDataInputStream in = fs.open(path, bufferSize);
+      return new FSDataInputStream(new ShortReadStream(in, Integer.MAX_VALUE, new AtomicLong()) {
+        @Override
+        public int read(long position, byte[] buffer, int offset, int length) throws IOException {
+          if (position >= gateFrom) {
+            java.util.concurrent.CountDownLatch waitFor = gate;
+            arrived.countDown();
+            try {
+              waitFor.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new java.io.InterruptedIOException("interrupted at the gate");
+            }
+          }
+          return super.read(position, buffer, offset, length);
+        }
+      });
+    }
+
+    @Override
+    public FutureDataInputStreamBuilder openFile(org.apache.hadoop.fs.Path path) {
+      return createDataInputStreamBuilder(this, path);
+    }
+
+    @Override
+    protected CompletableFuture<FSDataInputStream> openFileWithOptions(org.apache.hadoop.fs.Path path, OpenFileParameters parameters)
+        throws IOException {
+      return CompletableFuture.completedFuture(open(path, parameters.getBufferSize()));
+    }
+  }
+
+  private static class ShortReadStream extends FSInputStream {
     private final FSDataInputStream in;
     private final int max;
     private final AtomicLong shortened;
