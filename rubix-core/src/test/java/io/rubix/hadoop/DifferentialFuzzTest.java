@@ -179,7 +179,7 @@ class DifferentialFuzzTest {
         long threadSeed = random.nextLong();
         futures.add(pool.submit(() -> {
           go.await();
-          new Worker(setup, cached, files, shared, expected, new Random(threadSeed), reads).run(opsPerThread);
+          new Worker(setup, cached, engine, files, shared, expected, new Random(threadSeed), reads).run(opsPerThread);
           return null;
         }));
       }
@@ -218,6 +218,7 @@ class DifferentialFuzzTest {
   private static final class Worker {
     private final Setup setup;
     private final FileSystem fs;
+    private final CacheEngine engine;
     private final List<org.apache.hadoop.fs.Path> files;
     private final List<FSDataInputStream> shared;
     private final Map<org.apache.hadoop.fs.Path, byte[]> expected;
@@ -226,10 +227,11 @@ class DifferentialFuzzTest {
     private final Map<Integer, FSDataInputStream> own = new HashMap<>();
     private final Map<Integer, Long> ownPosition = new HashMap<>();
 
-    Worker(Setup setup, FileSystem fs, List<org.apache.hadoop.fs.Path> files, List<FSDataInputStream> shared,
+    Worker(Setup setup, FileSystem fs, CacheEngine engine, List<org.apache.hadoop.fs.Path> files, List<FSDataInputStream> shared,
         Map<org.apache.hadoop.fs.Path, byte[]> expected, Random random, AtomicLong reads) {
       this.setup = setup;
       this.fs = fs;
+      this.engine = engine;
       this.files = files;
       this.shared = shared;
       this.expected = expected;
@@ -244,6 +246,10 @@ class DifferentialFuzzTest {
           byte[] data = expected.get(files.get(file));
           int kind = random.nextInt(11);
           String what = "op " + op + " kind " + kind + " on " + files.get(file) + " (length " + data.length + ", seed " + SEED + ")";
+          if (random.nextInt(100) == 0) {
+            // drops the object while other threads may be reading or fetching it (as a write through the file system does)
+            engine.invalidate(fs.makeQualified(files.get(file)).toString());
+          }
           if (kind <= 3 || kind == 10) {
             sequential(kind, file, data, what);
           } else {
