@@ -199,6 +199,10 @@ public final class InProcessMetadataService implements CacheMetadataService {
         }
       }
       finishIfDone(lease);
+      if (object.chargedBytes == 0 && !object.pinned() && objects.get(object.version) == object) {
+        // nothing cached, written or being fetched (e.g. every fetch failed): keep no metadata for it
+        forget(object);
+      }
       inFlightChanged.signalAll();
     } finally {
       lock.unlock();

@@ -217,6 +217,21 @@ class InProcessMetadataServiceTest {
   }
 
   @Test
+  void objectWhoseFetchesAllFailedIsForgotten() {
+    try (InProcessMetadataService service = service(8L * BLOCK)) {
+      for (int i = 0; i < 100; i++) {
+        ObjectVersion v = version("unreadable-" + i, 3L * BLOCK);
+        BlockRange range = service.acquire(v, 0, 3);
+        service.abort(range.leaseId(), new int[] {0, 1, 2}, false);
+      }
+      assertThat(service.usage().disks().get(0).objects()).as("metadata of objects with nothing cached").isZero();
+      assertThat(service.usage().usedBytes()).isZero();
+      ObjectVersion v = version("unreadable-0", 3L * BLOCK);
+      assertThat(service.acquire(v, 0, 3).state(0)).isEqualTo(BlockState.GRANTED);
+    }
+  }
+
+  @Test
   void awaitInFlightWakesOnCommitAndOnAbort() throws Exception {
     try (InProcessMetadataService service = service(8L * BLOCK)) {
       ObjectVersion v = version("v", 2L * BLOCK);
