@@ -45,7 +45,7 @@ public class CachingFileSystem extends FilterFileSystem {
 
   /** How cache data files are opened; tests override it to inject disk faults. */
   protected ChannelOpener cacheChannelOpener() {
-    return CacheFiles.DEFAULT_OPENER;
+    return CacheFiles::openReadWrite;
   }
 
   @Override

@@ -48,7 +48,7 @@ public class CachingS3AFileSystem extends S3AFileSystem {
 
   /** How cache data files are opened; tests override it to inject disk faults. */
   protected ChannelOpener cacheChannelOpener() {
-    return CacheFiles.DEFAULT_OPENER;
+    return CacheFiles::openReadWrite;
   }
 
   @Override

@@ -275,6 +275,7 @@ public final class InProcessMetadataService implements CacheMetadataService {
 
   @Override
   public void abort(long leaseId, int[] blocks, boolean written) {
+    List<CachedObject> forgotten = new ArrayList<>();
     lock.lock();
     try {
       Lease lease = leases.get(leaseId);
@@ -294,10 +295,16 @@ public final class InProcessMetadataService implements CacheMetadataService {
         }
       }
       finishIfDone(lease);
+      if (object.chargedBytes == 0 && !object.pinned() && objects.get(object.version) == object) {
+        // nothing cached, written or being fetched (e.g. every fetch failed): keep no metadata for it
+        forget(object);
+        forgotten.add(object);
+      }
       inFlightChanged.signalAll();
     } finally {
       lock.unlock();
     }
+    deleteFiles(forgotten);
   }
 
   @Override
@@ -389,7 +396,8 @@ public final class InProcessMetadataService implements CacheMetadataService {
             reserved += object.blockLength(block);
           }
         }
-        result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes, reserved, disk.lru.size()));
+        // in-flight blocks are charged when granted: report them as reserved only, so used + reserved is what the cap bounds
+        result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes - reserved, reserved, disk.lru.size()));
       }
       return new CacheUsage(result, evictions);
     } finally {

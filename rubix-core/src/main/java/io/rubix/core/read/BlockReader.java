@@ -7,6 +7,7 @@ import io.rubix.core.config.InFlightPolicy;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.BlockStore;
 import io.rubix.core.store.CacheCorruptionException;
+import io.rubix.core.store.EvictedCacheFileException;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
@@ -150,6 +151,12 @@ public final class BlockReader {
         if (config.strictMode()) {
           throw e;
         }
+      } catch (InterruptedIOException e) {
+        throw e;
+      } catch (java.nio.file.NoSuchFileException e) {
+        // evicted after its status was read: an expected race, not a cache failure, so strict mode does not fail on it
+        s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
+        LOG.debug("Cache file {} of {} is gone (evicted); reading block {} from the source", dataFile, s.version.path(), b);
       } catch (IOException e) {
         s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
         LOG.warn("Reading block {} of {} from cache file {} failed; reading the source", b, s.version.path(), dataFile, e);
@@ -281,6 +288,11 @@ public final class BlockReader {
         blocks[written++] = b;
       }
       s.stats.add(CacheCounter.CACHE_WRITE_BYTES, bytes.length);
+    } catch (EvictedCacheFileException e) {
+      // the object was evicted or invalidated while its blocks were fetched: nothing to write into, not a failure
+      LOG.debug("Blocks [{}, {}) of {} not cached: {} was evicted while they were fetched", first, end, s.version.path(), dataFile);
+      abortQuietly(leaseId, first, end, written > 0);
+      return;
     } catch (IOException | RuntimeException e) {
       s.stats.add(CacheCounter.FALLBACK_CACHE_WRITE, 1);
       LOG.warn("Writing blocks [{}, {}) of {} to cache file {} failed; they stay uncached", first, end, s.version.path(), dataFile, e);

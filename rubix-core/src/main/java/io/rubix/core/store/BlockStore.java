@@ -6,7 +6,9 @@ import io.rubix.core.config.ChecksumVerification;
 import io.rubix.spi.ObjectVersion;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -43,11 +45,25 @@ public final class BlockStore implements Closeable {
    * @throws IOException when the file cannot be read
    */
   public void read(Path dataFile, ObjectVersion version, int block, int crc32c, long position, ByteBuffer dst) throws IOException {
+    int start = dst.position();
+    CacheFile file = files.getExisting(dataFile);
     try {
-      readOnce(files.get(dataFile, false), version, block, crc32c, position, dst);
+      readOnce(file, version, block, crc32c, position, dst);
     } catch (ClosedChannelException closedUnderUs) {
-      // the handle was closed by eviction from the open-file cache between get() and read: retry once
-      readOnce(files.get(dataFile, false), version, block, crc32c, position, dst);
+      // closed by eviction from the open-file cache, or by an interrupted reader (which closes a FileChannel for
+      // every thread): drop the handle so no reader keeps using it, and retry once on a fresh one unless interrupted
+      closed(file, closedUnderUs);
+      dst.position(start);
+      readOnce(files.getExisting(dataFile), version, block, crc32c, position, dst);
+    }
+  }
+
+  private void closed(CacheFile file, ClosedChannelException e) throws InterruptedIOException {
+    files.discard(file);
+    if (e instanceof ClosedByInterruptException || Thread.currentThread().isInterrupted()) {
+      InterruptedIOException interrupted = new InterruptedIOException("Interrupted using cache file " + file.path());
+      interrupted.initCause(e);
+      throw interrupted;
     }
   }
 
@@ -100,12 +116,24 @@ public final class BlockStore implements Closeable {
   /** Writes one whole block at its offset in {@code dataFile} and returns its CRC32C. */
   public int write(Path dataFile, int block, ByteBuffer bytes) throws IOException {
     int crc = crc32c(bytes.duplicate());
-    FileChannel channel = files.get(dataFile, true).channel();
+    int start = bytes.position();
+    CacheFile file = files.get(dataFile);
+    try {
+      writeOnce(file, block, bytes);
+    } catch (ClosedChannelException closedUnderUs) {
+      closed(file, closedUnderUs);
+      bytes.position(start);
+      writeOnce(files.get(dataFile), block, bytes);
+    }
+    return crc;
+  }
+
+  private void writeOnce(CacheFile file, int block, ByteBuffer bytes) throws IOException {
+    FileChannel channel = file.channel();
     long position = (long) block * blockSize;
     while (bytes.hasRemaining()) {
       position += channel.write(bytes, position);
     }
-    return crc;
   }
 
   public static int crc32c(ByteBuffer bytes) {

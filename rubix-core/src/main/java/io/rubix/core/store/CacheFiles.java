@@ -27,6 +27,14 @@ import org.slf4j.LoggerFactory;
 public final class CacheFiles implements EvictionListener, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CacheFiles.class);
 
+  /**
+   * Data files that were evicted: a writer still fetching for an evicted or invalidated object must
+   * not recreate its file, or a reader holding an older status of that object would read the new
+   * file's holes as data. Names are never reused (they carry a generation), so remembering a name
+   * is always right; the bound only caps memory, and only a writer that outlives this many later
+   * evictions could still recreate a file.
+   */
+  private final Cache<Path, Boolean> evictedFiles = Caffeine.newBuilder().maximumSize(65_536).executor(Runnable::run).build();
   private final Cache<Path, CacheFile> open;
   private final ChannelOpener opener;
 
@@ -39,20 +47,8 @@ public final class CacheFiles implements EvictionListener, Closeable {
         .build();
   }
 
-  /** The default opener: read-write; files are created on demand (with their directory) as owner/group-only. */
-  public static final ChannelOpener DEFAULT_OPENER = new ChannelOpener() {
-    @Override
-    public FileChannel open(Path file) throws IOException {
-      return openReadWrite(file);
-    }
-
-    @Override
-    public FileChannel openExisting(Path file) throws IOException {
-      return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    }
-  };
-
-  private static FileChannel openReadWrite(Path file) throws IOException {
+  /** The default opener: read-write, created on demand (with its directory) as owner/group-only. */
+  public static FileChannel openReadWrite(Path file) throws IOException {
     try {
       return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
     } catch (java.nio.file.NoSuchFileException e) {
@@ -68,11 +64,30 @@ public final class CacheFiles implements EvictionListener, Closeable {
     }
   }
 
-  /** The open file at {@code file}; a reader passes {@code create=false} and gets NoSuchFileException for a missing file. */
-  public CacheFile get(Path file, boolean create) throws IOException {
+  /** The open data file {@code file}, opened (and created when missing) if needed: for writing blocks. */
+  public CacheFile get(Path file) throws IOException {
+    return get(file, true);
+  }
+
+  /**
+   * The open data file {@code file}, opened if needed but never created: for reading published blocks.
+   * A file that is gone (its object was evicted after the reader saw its status) fails with
+   * {@link java.nio.file.NoSuchFileException} instead of being recreated empty, which would leave an
+   * orphan file outside the space accounting and let later reads see holes. Both fail with
+   * {@link EvictedCacheFileException} for a file whose object was evicted.
+   */
+  public CacheFile getExisting(Path file) throws IOException {
+    return get(file, false);
+  }
+
+  private CacheFile get(Path file, boolean create) throws IOException {
     try {
       return open.get(file, path -> {
         try {
+          // checked inside the per-key computation, which evicted() waits for after marking the file
+          if (evictedFiles.getIfPresent(path) != null) {
+            throw new EvictedCacheFileException(path.toString());
+          }
           return new CacheFile(path, create ? opener.open(path) : opener.openExisting(path));
         } catch (IOException e) {
           throw new UncheckedIOException(e);
@@ -91,6 +106,7 @@ public final class CacheFiles implements EvictionListener, Closeable {
 
   @Override
   public void evicted(Path dataFile) {
+    evictedFiles.put(dataFile, Boolean.TRUE);
     open.invalidate(dataFile);
   }
 

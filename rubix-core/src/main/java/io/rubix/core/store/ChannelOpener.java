@@ -2,24 +2,20 @@ package io.rubix.core.store;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
-/** Opens cache data files for reading and writing. Replaced in tests to inject disk faults. */
+/** Opens cache data files. Replaced in tests to inject disk faults. */
 @FunctionalInterface
 public interface ChannelOpener {
-  /** Opens {@code file} for reading and writing, creating it (and its directory) when missing; used by writers. */
+  /** Opens a cache data file for reading and writing, creating it (and its directory) when missing. Used to write blocks. */
   FileChannel open(Path file) throws IOException;
 
   /**
-   * Opens {@code file} for reading and writing only if it exists; used by readers, which must never
-   * create a file (a reader holding a stale status must not leave an empty file behind an eviction).
+   * Opens an existing cache data file for reading and writing; never creates it, and fails with
+   * {@link java.nio.file.NoSuchFileException} when it is gone (evicted). Used to read published blocks.
    */
   default FileChannel openExisting(Path file) throws IOException {
-    if (!Files.exists(file)) {
-      throw new NoSuchFileException(file.toString());
-    }
-    return open(file);
+    return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
   }
 }

@@ -1,0 +1,281 @@
+package io.rubix.core.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.metadata.CacheUsage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InProcessMetadataServiceTest {
+  private static final int BLOCK = 4096;
+  private static final Duration LEASE = Duration.ofSeconds(10);
+
+  @TempDir
+  Path root;
+
+  private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+  private final ExecutorService executor = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stopExecutor() {
+    executor.shutdownNow();
+  }
+
+  private InProcessMetadataService service(long capacity) {
+    return new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), LEASE, clock::get);
+  }
+
+  private static ObjectVersion version(String name, long length) {
+    return new ObjectVersion("s3a://bucket/" + name, length, 1, "etag-" + name);
+  }
+
+  private static void commitAll(InProcessMetadataService service, BlockRange range) {
+    List<Integer> granted = new ArrayList<>();
+    for (int b = range.firstBlock(); b < range.endBlock(); b++) {
+      if (range.state(b) == BlockState.GRANTED) {
+        granted.add(b);
+      }
+    }
+    int[] blocks = granted.stream().mapToInt(Integer::intValue).toArray();
+    assertThat(service.commit(range.leaseId(), blocks, new int[blocks.length])).isEqualTo(blocks.length);
+  }
+
+  private static void assertWithinCap(InProcessMetadataService service, String afterWhat) {
+    for (CacheUsage.Disk disk : service.usage().disks()) {
+      assertThat(disk.usedBytes()).as("used bytes after %s", afterWhat).isNotNegative();
+      assertThat(disk.reservedBytes()).as("reserved bytes after %s", afterWhat).isNotNegative();
+      assertThat(disk.usedBytes() + disk.reservedBytes()).as("used + reserved after %s: %s", afterWhat, disk)
+          .isLessThanOrEqualTo(disk.capacityBytes());
+    }
+  }
+
+  @Test
+  void capIsNeverExceededUnderRandomGrantCommitAbortAndExpiry() {
+    long seed = Long.getLong("rubix.fuzz.seed", System.nanoTime());
+    Random random = new Random(seed);
+    long capacity = 10L * BLOCK + 123;
+    try (InProcessMetadataService service = service(capacity)) {
+      List<ObjectVersion> versions = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        versions.add(version("object-" + i, 1 + random.nextInt(6 * BLOCK)));
+      }
+      List<BlockRange> open = new ArrayList<>();
+      for (int step = 0; step < 5_000; step++) {
+        String what = "step " + step + " (seed " + seed + ")";
+        int op = random.nextInt(10);
+        ObjectVersion version = versions.get(random.nextInt(versions.size()));
+        int blocks = version.blockCount(BLOCK);
+        int first = random.nextInt(blocks);
+        int end = first + 1 + random.nextInt(blocks - first);
+        if (op < 4) {
+          BlockRange range = service.acquire(version, first, end);
+          if (range.leaseId() != 0) {
+            open.add(range);
+          }
+        } else if (op < 6 && !open.isEmpty()) {
+          BlockRange range = open.remove(random.nextInt(open.size()));
+          List<Integer> chosen = new ArrayList<>();
+          for (int b = range.firstBlock(); b < range.endBlock(); b++) {
+            if (range.state(b) == BlockState.GRANTED && random.nextBoolean()) {
+              chosen.add(b);
+            }
+          }
+          int[] picked = chosen.stream().mapToInt(Integer::intValue).toArray();
+          service.commit(range.leaseId(), picked, new int[picked.length]);
+        } else if (op < 8 && !open.isEmpty()) {
+          BlockRange range = open.remove(random.nextInt(open.size()));
+          int[] all = new int[range.endBlock() - range.firstBlock()];
+          for (int i = 0; i < all.length; i++) {
+            all[i] = range.firstBlock() + i;
+          }
+          service.abort(range.leaseId(), all, random.nextBoolean());
+        } else if (op == 8) {
+          clock.addAndGet(random.nextInt(4) * LEASE.toNanos() / 3);
+          service.status(version, first, end);
+        } else if (random.nextInt(4) == 0) {
+          service.invalidate(version);
+        } else {
+          service.reportCorrupt(version, first);
+        }
+        assertWithinCap(service, what);
+      }
+      assertThat(service.usage().evictions()).as("seed %s", seed).isPositive();
+    }
+  }
+
+  @Test
+  void evictsLeastRecentlyUsedFirst() throws Exception {
+    try (InProcessMetadataService service = service(3L * BLOCK)) {
+      ObjectVersion a = version("a", BLOCK);
+      ObjectVersion b = version("b", BLOCK);
+      ObjectVersion c = version("c", BLOCK);
+      ObjectVersion d = version("d", BLOCK);
+      List<Path> files = new ArrayList<>();
+      for (ObjectVersion v : List.of(a, b, c)) {
+        BlockRange range = service.acquire(v, 0, 1);
+        files.add(Path.of(range.dataFile()));
+        Files.createDirectories(Path.of(range.dataFile()).getParent());
+        Files.write(Path.of(range.dataFile()), new byte[BLOCK]);
+        commitAll(service, range);
+      }
+      Path fileOfB = files.get(1);
+      service.status(a, 0, 1);
+
+      BlockRange range = service.acquire(d, 0, 1);
+
+      assertThat(range.state(0)).isEqualTo(BlockState.GRANTED);
+      assertThat(service.status(b, 0, 1).state(0)).isEqualTo(BlockState.MISSING);
+      assertThat(service.status(a, 0, 1).state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(service.status(c, 0, 1).state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(fileOfB).doesNotExist();
+      assertThat(service.usage().evictions()).isEqualTo(1);
+      assertWithinCap(service, "eviction");
+    }
+  }
+
+  @Test
+  void objectsBeingFetchedAreNotEvicted() {
+    try (InProcessMetadataService service = service(2L * BLOCK)) {
+      ObjectVersion pinned = version("pinned", BLOCK);
+      ObjectVersion cached = version("cached", BLOCK);
+      ObjectVersion newcomer = version("newcomer", BLOCK);
+      ObjectVersion another = version("another", BLOCK);
+      BlockRange inFlight = service.acquire(pinned, 0, 1);
+      commitAll(service, service.acquire(cached, 0, 1));
+      service.status(cached, 0, 1);
+
+      assertThat(service.acquire(newcomer, 0, 1).state(0)).isEqualTo(BlockState.GRANTED);
+      assertThat(service.status(cached, 0, 1).state(0)).as("the unpinned object is the victim").isEqualTo(BlockState.MISSING);
+      assertThat(service.status(pinned, 0, 1).state(0)).isEqualTo(BlockState.IN_FLIGHT);
+
+      assertThat(service.acquire(another, 0, 1).state(0)).as("only pinned objects are left").isEqualTo(BlockState.DENIED);
+      assertWithinCap(service, "denial");
+      assertThat(service.commit(inFlight.leaseId(), new int[] {0}, new int[] {7})).isEqualTo(1);
+      assertThat(service.status(pinned, 0, 1).crc32c(0)).isEqualTo(7);
+    }
+  }
+
+  @Test
+  void expiredLeasesAreReleasedAndTheirLateCommitsIgnored() {
+    try (InProcessMetadataService service = service(8L * BLOCK)) {
+      ObjectVersion v = version("v", 3L * BLOCK);
+      BlockRange first = service.acquire(v, 0, 3);
+      assertThat(service.acquire(v, 0, 3).state(1)).isEqualTo(BlockState.IN_FLIGHT);
+
+      clock.addAndGet(LEASE.toNanos());
+
+      assertThat(service.status(v, 0, 3).state(1)).isEqualTo(BlockState.MISSING);
+      BlockRange second = service.acquire(v, 0, 3);
+      assertThat(second.state(1)).isEqualTo(BlockState.GRANTED);
+      assertThat(second.leaseId()).isNotEqualTo(first.leaseId());
+      assertThat(service.commit(first.leaseId(), new int[] {0, 1, 2}, new int[3])).isZero();
+      assertThat(service.usage().usedBytes() + service.usage().disks().get(0).reservedBytes())
+          .as("re-granting a charged block reserves nothing twice").isEqualTo(3L * BLOCK);
+      commitAll(service, second);
+      assertThat(service.status(v, 0, 3).allCached(0, 3)).isTrue();
+      assertWithinCap(service, "expiry");
+    }
+  }
+
+  @Test
+  void invalidateDropsBlocksSpaceAndFile() throws Exception {
+    try (InProcessMetadataService service = service(8L * BLOCK)) {
+      ObjectVersion v = version("v", 2L * BLOCK + 1);
+      BlockRange range = service.acquire(v, 0, 3);
+      Path file = Path.of(range.dataFile());
+      Files.createDirectories(file.getParent());
+      Files.write(file, new byte[2 * BLOCK + 1]);
+      commitAll(service, range);
+      assertThat(service.usage().usedBytes()).isEqualTo(2L * BLOCK + 1);
+      List<Path> evicted = new ArrayList<>();
+      service.addEvictionListener(evicted::add);
+
+      service.invalidate(v);
+
+      assertThat(service.status(v, 0, 3).state(0)).isEqualTo(BlockState.MISSING);
+      assertThat(service.usage().usedBytes()).isZero();
+      assertThat(file).doesNotExist();
+      assertThat(evicted).containsExactly(file);
+      assertThat(service.acquire(v, 0, 1).dataFile()).as("a re-cached version gets a fresh file").isNotEqualTo(file.toString());
+    }
+  }
+
+  @Test
+  void objectWhoseFetchesAllFailedIsForgotten() {
+    try (InProcessMetadataService service = service(8L * BLOCK)) {
+      for (int i = 0; i < 100; i++) {
+        ObjectVersion v = version("unreadable-" + i, 3L * BLOCK);
+        BlockRange range = service.acquire(v, 0, 3);
+        service.abort(range.leaseId(), new int[] {0, 1, 2}, false);
+      }
+      assertThat(service.usage().disks().get(0).objects()).as("metadata of objects with nothing cached").isZero();
+      assertThat(service.usage().usedBytes()).isZero();
+      ObjectVersion v = version("unreadable-0", 3L * BLOCK);
+      assertThat(service.acquire(v, 0, 3).state(0)).isEqualTo(BlockState.GRANTED);
+    }
+  }
+
+  @Test
+  void awaitInFlightWakesOnCommitAndOnAbort() throws Exception {
+    try (InProcessMetadataService service = service(8L * BLOCK)) {
+      ObjectVersion v = version("v", 2L * BLOCK);
+      BlockRange lease = service.acquire(v, 0, 2);
+
+      CompletableFuture<BlockRange> committed = awaitInFlight(service, v, 0, 1);
+      awaitBlocked();
+      assertThat(committed).isNotDone();
+      service.commit(lease.leaseId(), new int[] {0}, new int[] {42});
+      assertThat(committed.get(5, TimeUnit.SECONDS).state(0)).isEqualTo(BlockState.CACHED);
+
+      CompletableFuture<BlockRange> aborted = awaitInFlight(service, v, 1, 2);
+      awaitBlocked();
+      assertThat(aborted).isNotDone();
+      service.abort(lease.leaseId(), new int[] {1}, false);
+      assertThat(aborted.get(5, TimeUnit.SECONDS).state(1)).isEqualTo(BlockState.MISSING);
+      assertThat(service.usage().usedBytes()).isEqualTo(BLOCK);
+    }
+  }
+
+  private final AtomicReference<Thread> lastWaiter = new AtomicReference<>();
+
+  private CompletableFuture<BlockRange> awaitInFlight(InProcessMetadataService service, ObjectVersion v, int first, int end) {
+    lastWaiter.set(null);
+    return CompletableFuture.supplyAsync(() -> {
+      lastWaiter.set(Thread.currentThread());
+      try {
+        return service.awaitInFlight(v, first, end, TimeUnit.SECONDS.toMillis(30));
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    }, executor);
+  }
+
+  /** Spins (no sleep) until the waiting thread is parked in its timed wait. */
+  private void awaitBlocked() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      Thread waiter = lastWaiter.get();
+      if (waiter != null && waiter.getState() == Thread.State.TIMED_WAITING) {
+        return;
+      }
+      Thread.onSpinWait();
+    }
+    throw new AssertionError("awaitInFlight never blocked");
+  }
+}

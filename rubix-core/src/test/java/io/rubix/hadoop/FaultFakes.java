@@ -1,0 +1,296 @@
+package io.rubix.hadoop;
+
+import io.rubix.core.store.CacheFiles;
+import io.rubix.core.store.ChannelOpener;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSInputStream;
+import org.apache.hadoop.fs.FilterFileSystem;
+import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.impl.OpenFileParameters;
+
+/** Hand-written fault-injecting fakes for the cache's disk and for the source file system. */
+final class FaultFakes {
+  static final String NO_SPACE = "No space left on device";
+
+  private FaultFakes() {}
+
+  /** A file channel whose writes all fail as on a full disk; reads and everything else pass through. */
+  static final class NoSpaceChannel extends FileChannel {
+    private final FileChannel delegate;
+
+    NoSpaceChannel(FileChannel delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+      return delegate.read(dst);
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+      return delegate.read(dsts, offset, length);
+    }
+
+    @Override
+    public int read(ByteBuffer dst, long position) throws IOException {
+      return delegate.read(dst, position);
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      throw new IOException(NO_SPACE);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+      throw new IOException(NO_SPACE);
+    }
+
+    @Override
+    public int write(ByteBuffer src, long position) throws IOException {
+      throw new IOException(NO_SPACE);
+    }
+
+    @Override
+    public long position() throws IOException {
+      return delegate.position();
+    }
+
+    @Override
+    public FileChannel position(long newPosition) throws IOException {
+      delegate.position(newPosition);
+      return this;
+    }
+
+    @Override
+    public long size() throws IOException {
+      return delegate.size();
+    }
+
+    @Override
+    public FileChannel truncate(long size) throws IOException {
+      delegate.truncate(size);
+      return this;
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+      delegate.force(metaData);
+    }
+
+    @Override
+    public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
+      return delegate.transferTo(position, count, target);
+    }
+
+    @Override
+    public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
+      throw new IOException(NO_SPACE);
+    }
+
+    @Override
+    public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
+      return delegate.map(mode, position, size);
+    }
+
+    @Override
+    public FileLock lock(long position, long size, boolean shared) throws IOException {
+      return delegate.lock(position, size, shared);
+    }
+
+    @Override
+    public FileLock tryLock(long position, long size, boolean shared) throws IOException {
+      return delegate.tryLock(position, size, shared);
+    }
+
+    @Override
+    protected void implCloseChannel() throws IOException {
+      delegate.close();
+    }
+  }
+
+  /** Opens cache files whose writes fail with "No space left on device". */
+  static final class NoSpaceOpener implements ChannelOpener {
+    @Override
+    public FileChannel open(Path file) throws IOException {
+      return new NoSpaceChannel(CacheFiles.openReadWrite(file));
+    }
+
+    @Override
+    public FileChannel openExisting(Path file) throws IOException {
+      return new NoSpaceChannel(ChannelOpener.super.openExisting(file));
+    }
+  }
+
+  /** {@code file://} caching onto a disk that is full. */
+  public static class NoSpaceCachingFileSystem extends CachingLocalFileSystem {
+    @Override
+    protected ChannelOpener cacheChannelOpener() {
+      return new NoSpaceOpener();
+    }
+  }
+
+  /**
+   * The local file system with streams that return at most {@code test.short.read.max} bytes per
+   * read call (positioned or not), like a slow network stream; counts the reads it shortened.
+   */
+  public static class ShortReadFileSystem extends FilterFileSystem {
+    static final String MAX_KEY = "test.short.read.max";
+    final AtomicLong shortened = new AtomicLong();
+    private int max;
+
+    public ShortReadFileSystem() {
+      super(new LocalFileSystem());
+    }
+
+    @Override
+    public void initialize(URI name, Configuration conf) throws IOException {
+      super.initialize(name, conf);
+      this.max = conf.getInt(MAX_KEY, 1);
+    }
+
+    @Override
+    public FSDataInputStream open(org.apache.hadoop.fs.Path path, int bufferSize) throws IOException {
+      return new FSDataInputStream(new ShortReadStream(fs.open(path, bufferSize), max, shortened));
+    }
+
+    @Override
+    public FutureDataInputStreamBuilder openFile(org.apache.hadoop.fs.Path path) {
+      return createDataInputStreamBuilder(this, path);
+    }
+
+    @Override
+    protected CompletableFuture<FSDataInputStream> openFileWithOptions(org.apache.hadoop.fs.Path path, OpenFileParameters parameters)
+        throws IOException {
+      return CompletableFuture.completedFuture(open(path, parameters.getBufferSize()));
+    }
+  }
+
+  /**
+   * The local file system whose positioned reads at or after {@link #arm armed} offsets wait for a
+   * gate, so a test can hold a block fetch in flight while it changes the cache under it.
+   */
+  public static class GatedFileSystem extends FilterFileSystem {
+    private volatile long gateFrom = Long.MAX_VALUE;
+    private volatile java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(0);
+    private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+
+    public GatedFileSystem() {
+      super(new LocalFileSystem());
+    }
+
+    /** Makes the next reads at or after {@code from} wait for {@link #release}; returns a latch counted down when one arrives. */
+    java.util.concurrent.CountDownLatch arm(long from) {
+      arrived = new java.util.concurrent.CountDownLatch(1);
+      gate = new java.util.concurrent.CountDownLatch(1);
+      gateFrom = from;
+      return arrived;
+    }
+
+    void release() {
+      gateFrom = Long.MAX_VALUE;
+      gate.countDown();
+    }
+
+    @Override
+    public FSDataInputStream open(org.apache.hadoop.fs.Path path, int bufferSize) throws IOException {
+      FSDataInputStream in = fs.open(path, bufferSize);
+      return new FSDataInputStream(new ShortReadStream(in, Integer.MAX_VALUE, new AtomicLong()) {
+        @Override
+        public int read(long position, byte[] buffer, int offset, int length) throws IOException {
+          if (position >= gateFrom) {
+            java.util.concurrent.CountDownLatch waitFor = gate;
+            arrived.countDown();
+            try {
+              waitFor.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new java.io.InterruptedIOException("interrupted at the gate");
+            }
+          }
+          return super.read(position, buffer, offset, length);
+        }
+      });
+    }
+
+    @Override
+    public FutureDataInputStreamBuilder openFile(org.apache.hadoop.fs.Path path) {
+      return createDataInputStreamBuilder(this, path);
+    }
+
+    @Override
+    protected CompletableFuture<FSDataInputStream> openFileWithOptions(org.apache.hadoop.fs.Path path, OpenFileParameters parameters)
+        throws IOException {
+      return CompletableFuture.completedFuture(open(path, parameters.getBufferSize()));
+    }
+  }
+
+  private static class ShortReadStream extends FSInputStream {
+    private final FSDataInputStream in;
+    private final int max;
+    private final AtomicLong shortened;
+
+    ShortReadStream(FSDataInputStream in, int max, AtomicLong shortened) {
+      this.in = in;
+      this.max = max;
+      this.shortened = shortened;
+    }
+
+    private int limit(int length) {
+      if (length > max) {
+        shortened.incrementAndGet();
+        return max;
+      }
+      return length;
+    }
+
+    @Override
+    public int read() throws IOException {
+      return in.read();
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      return in.read(buffer, offset, limit(length));
+    }
+
+    @Override
+    public int read(long position, byte[] buffer, int offset, int length) throws IOException {
+      return in.read(position, buffer, offset, limit(length));
+    }
+
+    @Override
+    public void seek(long position) throws IOException {
+      in.seek(position);
+    }
+
+    @Override
+    public long getPos() throws IOException {
+      return in.getPos();
+    }
+
+    @Override
+    public boolean seekToNewSource(long targetPos) {
+      return false;
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
+  }
+}
