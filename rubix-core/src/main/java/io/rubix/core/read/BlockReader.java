@@ -229,7 +229,19 @@ public final class BlockReader {
         fetchChunk(s, lease, chunk[0], chunk[1], position, part);
       }
     }
-    fetchChunk(s, lease, chunks.get(0)[0], chunks.get(0)[1], position, part);
+    try {
+      fetchChunk(s, lease, chunks.get(0)[0], chunks.get(0)[1], position, part);
+    } catch (IOException | RuntimeException e) {
+      // the other chunks write into the caller's buffer: let them finish before the caller sees the failure
+      for (CompletableFuture<Void> future : pending) {
+        try {
+          future.join();
+        } catch (CompletionException | java.util.concurrent.CancellationException ignored) {
+          // the first failure is the one reported
+        }
+      }
+      throw e;
+    }
   }
 
   /**
