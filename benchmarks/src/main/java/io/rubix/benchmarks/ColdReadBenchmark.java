@@ -33,7 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code -Drubix.bench.bandwidth.mbps} is set, limits each GET to that many MB/s (default:
  * unlimited).
  *
- * <p>Readers: {@code rubix} ({@link CachingS3AFileSystem} with an empty cache, default settings) and
+ * <p>Readers: {@code rubix} ({@link CachingS3AFileSystem} with an empty cache, default settings),
+ * {@code rubix-first-read} (the same with {@code rubix.cache.checksum.verify=first-read}) and
  * plain {@link S3AFileSystem} with {@code fs.s3a.input.stream.type} = classic, analytics (the 3.4.3
  * default) or prefetch. Every invocation gets a new file system instance and, for RubiX, a new empty
  * cache directory (setup at {@link Level#Invocation}, not timed), so no in-memory or on-disk cache of
@@ -51,7 +52,7 @@ public class ColdReadBenchmark {
   private static final String BUCKET = "bench";
   private static final org.apache.hadoop.fs.Path OBJECT = new org.apache.hadoop.fs.Path("s3a://" + BUCKET + "/data/object.bin");
 
-  @Param({"rubix", "s3a-classic", "s3a-analytics", "s3a-prefetch"})
+  @Param({"rubix", "rubix-first-read", "s3a-classic", "s3a-analytics", "s3a-prefetch"})
   public String reader;
 
   @Param({"1048576", "65536"})
@@ -64,6 +65,8 @@ public class ColdReadBenchmark {
   private int invocation;
   private Path cacheDir;
   private FileSystem fs;
+  private long gets;
+  private long invocations;
 
   @Setup(Level.Trial)
   public void startServer() throws Exception {
@@ -90,10 +93,15 @@ public class ColdReadBenchmark {
     cacheDir = dir.resolve("cache-" + invocation++);
     Configuration conf = baseConfiguration();
     switch (reader) {
-      case "rubix" -> {
+      case "rubix", "rubix-first-read" -> {
         conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
+        conf.set("rubix.cache.checksum.verify", reader.equals("rubix") ? "always" : "first-read");
         conf.set("rubix.cache.dirs", cacheDir.toString());
         conf.set("rubix.cache.jmx.enabled", "false");
+        // -Drubix.cache.<key>=<value> on the JMH command line (-jvmArgsAppend) overrides cache settings, for tuning runs
+        System.getProperties().stringPropertyNames().stream()
+            .filter(key -> key.startsWith("rubix.cache."))
+            .forEach(key -> conf.set(key, System.getProperty(key)));
       }
       case "s3a-classic" -> conf.set("fs.s3a.input.stream.type", "classic");
       case "s3a-analytics" -> conf.set("fs.s3a.input.stream.type", "analytics");
@@ -121,12 +129,16 @@ public class ColdReadBenchmark {
 
   @TearDown(Level.Invocation)
   public void closeFileSystem() throws IOException {
+    gets += server.store().gets();
+    invocations++;
     fs.close();
     BenchFiles.deleteRecursively(cacheDir);
   }
 
   @TearDown(Level.Trial)
   public void stopServer() {
+    System.out.printf(java.util.Locale.ROOT, "%n%s, %d B reads: %.1f GETs per cold read (%d reads)%n", reader, bufferSize,
+        (double) gets / invocations, invocations);
     server.close();
     BenchFiles.deleteRecursively(dir);
   }
