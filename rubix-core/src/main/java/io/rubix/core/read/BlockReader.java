@@ -86,7 +86,7 @@ public final class BlockReader {
       return -1;
     }
     int n = (int) Math.min(dst.remaining(), length - position);
-    int[] readAhead = s.noteRead(position, n, blockSize, readAheadMaxBlocks);
+    int[] readAhead = s.noteRead(position, n, blockSize, readAheadMaxBlocks, chunkBlocks);
     if (readAhead != null) {
       readAhead(s, readAhead[0], readAhead[1]);
     }

@@ -21,6 +21,8 @@ final class ReadSession {
   private int windowBlocks;
   // @GuardedBy("this")
   private int readAheadEnd;
+  // @GuardedBy("this")
+  private int windowGrownAt;
 
   ReadSession(ObjectVersion version, Source source, StreamStats stats, int blockSize) {
     this.version = requireNonNull(version, "version is null");
@@ -31,12 +33,18 @@ final class ReadSession {
 
   /**
    * Records a read of {@code [position, position + length)} and returns the block range to read ahead,
-   * as {@code {start, end}}, or null when nothing should be read ahead. Read-ahead follows reads that
-   * continue where the previous one ended: its window starts at two blocks and doubles up to
-   * {@code maxWindowBlocks}; new blocks are requested once the reader is within half a window of
-   * the read-ahead end.
+   * as {@code {start, end}}, or null when nothing should be read ahead.
+   *
+   * <p>Read-ahead follows reads that continue where the previous one ended. Its window starts at one
+   * fetch chunk ({@code chunkBlocks}, at most {@code maxWindowBlocks}) and doubles each time the
+   * reader moves on to a new block, up to {@code maxWindowBlocks}. The window is kept full: as soon as
+   * the reader has moved far enough that a whole chunk beyond the read-ahead end fits in the window
+   * (or the window reaches the end of the object), that part is requested. A stream therefore has close to a whole window in flight at
+   * all times, issued one chunk-sized request at a time, instead of waiting until half the window is
+   * consumed and then requesting the other half at once (which stalls a fast reader on the source's
+   * first-byte latency at every refill).
    */
-  synchronized int[] noteRead(long position, int length, int blockSize, int maxWindowBlocks) {
+  synchronized int[] noteRead(long position, int length, int blockSize, int maxWindowBlocks, int chunkBlocks) {
     boolean sequential = position == lastReadEnd;
     lastReadEnd = position + length;
     if (!sequential || maxWindowBlocks <= 0) {
@@ -45,13 +53,16 @@ final class ReadSession {
       return null;
     }
     int lastBlock = (int) ((position + length - 1) / blockSize);
-    if (readAheadEnd - lastBlock > windowBlocks / 2) {
-      return null;
+    if (windowBlocks == 0) {
+      windowBlocks = Math.min(Math.max(1, chunkBlocks), maxWindowBlocks);
+      windowGrownAt = lastBlock;
+    } else if (lastBlock > windowGrownAt) {
+      windowBlocks = Math.min(maxWindowBlocks, windowBlocks * 2);
+      windowGrownAt = lastBlock;
     }
-    windowBlocks = windowBlocks == 0 ? Math.min(2, maxWindowBlocks) : Math.min(maxWindowBlocks, windowBlocks * 2);
     int start = Math.max(lastBlock + 1, readAheadEnd);
     int end = Math.min(blockCount, lastBlock + 1 + windowBlocks);
-    if (start >= end) {
+    if (start >= end || (end - start < Math.min(chunkBlocks, windowBlocks) && end < blockCount)) {
       return null;
     }
     readAheadEnd = end;

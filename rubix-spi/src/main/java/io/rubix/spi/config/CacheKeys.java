@@ -39,7 +39,7 @@ public final class CacheKeys {
   public static final ConfigKey FETCH_THREADS = new ConfigKey("rubix.cache.fetch.threads", "8",
       "Threads per JVM that fetch read-ahead blocks from the source in parallel.");
   public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.cache.readahead.max", "16m",
-      "Largest read-ahead window of a sequential stream (bytes with suffix; 0 disables read-ahead). The window doubles on each sequential miss, starting at one block.");
+      "Largest read-ahead window of a sequential stream (bytes with suffix; 0 disables read-ahead). The window starts at one fetch chunk (rubix.cache.fetch.chunk.size), doubles as the reader moves on to each new block and is kept full, one chunk-sized request at a time.");
   public static final ConfigKey FETCH_CHUNK = new ConfigKey("rubix.cache.fetch.chunk.size", "4m",
       "Largest single ranged GET; longer runs of missing blocks are split into chunks of this size fetched in parallel.");
   public static final ConfigKey STATUS_CACHE_ENTRIES = new ConfigKey("rubix.cache.status.cache.entries", "10000",

@@ -1,0 +1,152 @@
+package io.rubix.benchmarks;
+
+import io.rubix.hadoop.CachingS3AFileSystem;
+import io.rubix.testing.S3Server;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.s3a.S3AFileSystem;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Cold reads: the first sequential read of a {@value #OBJECT_MIB} MiB object, open to end of file
+ * with a {@code read(byte[])} loop, from the in-process S3 server (S3Proxy, in memory) that adds
+ * {@code -Drubix.bench.latency.ms} (default 20) ms before the first byte of every GET and, when
+ * {@code -Drubix.bench.bandwidth.mbps} is set, limits each GET to that many MB/s (default:
+ * unlimited).
+ *
+ * <p>Readers: {@code rubix} ({@link CachingS3AFileSystem} with an empty cache, default settings),
+ * {@code rubix-first-read} (the same with {@code rubix.cache.checksum.verify=first-read}) and
+ * plain {@link S3AFileSystem} with {@code fs.s3a.input.stream.type} = classic, analytics (the 3.4.3
+ * default) or prefetch. Every invocation gets a new file system instance and, for RubiX, a new empty
+ * cache directory (setup at {@link Level#Invocation}, not timed), so no in-memory or on-disk cache of
+ * any reader survives from one measured read to the next: every measured read is cold. The timed part
+ * is open (one HEAD) + reads + close.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Warmup(iterations = 3)
+@Measurement(iterations = 8)
+public class ColdReadBenchmark {
+  static final int OBJECT_MIB = 64;
+  private static final String BUCKET = "bench";
+  private static final org.apache.hadoop.fs.Path OBJECT = new org.apache.hadoop.fs.Path("s3a://" + BUCKET + "/data/object.bin");
+
+  @Param({"rubix", "rubix-first-read", "s3a-classic", "s3a-analytics", "s3a-prefetch"})
+  public String reader;
+
+  @Param({"1048576", "65536"})
+  public int bufferSize;
+
+  private S3Server server;
+  private Path dir;
+  private long length;
+  private byte[] buffer;
+  private int invocation;
+  private Path cacheDir;
+  private FileSystem fs;
+  private long gets;
+  private long invocations;
+
+  @Setup(Level.Trial)
+  public void startServer() throws Exception {
+    dir = BenchFiles.newScratchDir("rubix-cold-");
+    server = S3Server.inMemory();
+    server.createBucket(BUCKET);
+    length = (long) OBJECT_MIB << 20;
+    Configuration conf = baseConfiguration();
+    conf.set("fs.s3a.input.stream.type", "classic");
+    try (FileSystem writer = FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf);
+        FSDataOutputStream out = writer.create(OBJECT)) {
+      for (long at = 0; at < length; at += 1 << 20) {
+        out.write(BenchFiles.randomBytes(1 << 20, at));
+      }
+    }
+    server.store().setFirstByteLatency(Duration.ofMillis(Long.getLong("rubix.bench.latency.ms", 20)));
+    long megabytesPerSecond = Long.getLong("rubix.bench.bandwidth.mbps", 0);
+    server.store().setBandwidth(megabytesPerSecond * 1_000_000);
+    buffer = new byte[bufferSize];
+  }
+
+  @Setup(Level.Invocation)
+  public void openFileSystem() throws IOException {
+    cacheDir = dir.resolve("cache-" + invocation++);
+    Configuration conf = baseConfiguration();
+    switch (reader) {
+      case "rubix", "rubix-first-read" -> {
+        conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
+        conf.set("rubix.cache.checksum.verify", reader.equals("rubix") ? "always" : "first-read");
+        conf.set("rubix.cache.dirs", cacheDir.toString());
+        conf.set("rubix.cache.jmx.enabled", "false");
+        // -Drubix.cache.<key>=<value> on the JMH command line (-jvmArgsAppend) overrides cache settings, for tuning runs
+        System.getProperties().stringPropertyNames().stream()
+            .filter(key -> key.startsWith("rubix.cache."))
+            .forEach(key -> conf.set(key, System.getProperty(key)));
+      }
+      case "s3a-classic" -> conf.set("fs.s3a.input.stream.type", "classic");
+      case "s3a-analytics" -> conf.set("fs.s3a.input.stream.type", "analytics");
+      case "s3a-prefetch" -> conf.set("fs.s3a.input.stream.type", "prefetch");
+      default -> throw new IllegalArgumentException("Unknown reader " + reader);
+    }
+    fs = FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf);
+    server.store().reset();
+  }
+
+  @Benchmark
+  public long coldSequentialRead() throws IOException {
+    long total = 0;
+    try (FSDataInputStream in = fs.open(OBJECT)) {
+      int n;
+      while ((n = in.read(buffer)) >= 0) {
+        total += n;
+      }
+    }
+    if (total != length) {
+      throw new IOException("Read " + total + " bytes of " + OBJECT + ", expected " + length);
+    }
+    return total;
+  }
+
+  @TearDown(Level.Invocation)
+  public void closeFileSystem() throws IOException {
+    gets += server.store().gets();
+    invocations++;
+    fs.close();
+    BenchFiles.deleteRecursively(cacheDir);
+  }
+
+  @TearDown(Level.Trial)
+  public void stopServer() {
+    System.out.printf(java.util.Locale.ROOT, "%n%s, %d B reads: %.1f GETs per cold read (%d reads)%n", reader, bufferSize,
+        (double) gets / invocations, invocations);
+    server.close();
+    BenchFiles.deleteRecursively(dir);
+  }
+
+  private Configuration baseConfiguration() {
+    Configuration conf = server.s3aConfiguration();
+    conf.set("hadoop.tmp.dir", dir.resolve("hadoop-tmp").toString());
+    conf.set("fs.s3a.buffer.dir", dir.resolve("s3a-buffer").toString());
+    return conf;
+  }
+}
