@@ -53,7 +53,7 @@ public final class InProcessMetadataService implements CacheMetadataService {
   // @GuardedBy("lock")
   private final Map<Long, Lease> leases = new HashMap<>();
   // @GuardedBy("lock")
-  private long nextLeaseId = 1;
+  private long nextLeaseId = firstLeaseId();
   // @GuardedBy("lock")
   private long nextGeneration = 1;
   // @GuardedBy("lock")
@@ -132,6 +132,15 @@ public final class InProcessMetadataService implements CacheMetadataService {
       lock.unlock();
     }
     deleteFiles(evicted);
+  }
+
+  /**
+   * Lease ids start at a random point so that ids of a previous incarnation of this service (a crashed
+   * and restarted BookKeeper, whose readers still hold grants) never name a lease of this one: a stale
+   * commit is then ignored instead of publishing a block someone else was granted and has not written.
+   */
+  private static long firstLeaseId() {
+    return java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 1L << 62);
   }
 
   /** Blocks recovered from the journal at startup. */
