@@ -8,8 +8,11 @@ import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -573,7 +576,13 @@ public final class InProcessMetadataService implements CacheMetadataService {
     }
   }
 
-  /** Deletes the files of unpublished objects: journal first, so a crash here never resurrects them. */
+  /**
+   * Deletes the files of unpublished objects: journal first, so a crash here never resurrects them.
+   * The data file is truncated before it is unlinked: readers in other JVMs (BookKeeper mode) keep
+   * cache files open, and an unlinked file they hold would keep its blocks allocated, over the cap
+   * and invisible to the accounting, until they close it. A reader that still reads the truncated
+   * file hits its end, which it treats as a corrupt block: it re-reads the source.
+   */
   private void deleteFiles(List<CachedObject> dropped) {
     for (CachedObject object : dropped) {
       for (EvictionListener listener : listeners) {
@@ -581,6 +590,11 @@ public final class InProcessMetadataService implements CacheMetadataService {
       }
       try {
         journal.dropped(object.dataFile);
+        try (FileChannel channel = FileChannel.open(object.dataFile, StandardOpenOption.WRITE)) {
+          channel.truncate(0);
+        } catch (NoSuchFileException e) {
+          // nothing was written
+        }
         Files.deleteIfExists(object.dataFile);
       } catch (IOException e) {
         LOG.warn("Could not delete evicted cache file {}", object.dataFile, e);
