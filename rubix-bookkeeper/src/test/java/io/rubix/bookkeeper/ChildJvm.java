@@ -25,6 +25,12 @@ import java.util.function.Predicate;
 final class ChildJvm implements AutoCloseable {
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
   private static final String EOF = "\u0000EOF";
+  /** Children still running when this JVM exits (a timed-out or crashed test run) are killed with it. */
+  private static final java.util.Set<Process> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "kill-child-jvms"));
+  }
 
   private final String name;
   private final Process process;
@@ -63,7 +69,10 @@ final class ChildJvm implements AutoCloseable {
         .redirectError(logDir.resolve(unique + ".err").toFile())
         .redirectOutput(ProcessBuilder.Redirect.PIPE)
         .redirectInput(ProcessBuilder.Redirect.PIPE);
-    return new ChildJvm(unique, builder.start(), logDir, logDir.resolve(unique + ".out"));
+    Process process = builder.start();
+    LIVE.add(process);
+    process.onExit().thenRun(() -> LIVE.remove(process));
+    return new ChildJvm(unique, process, logDir, logDir.resolve(unique + ".out"));
   }
 
   private static String javaCommand() {

@@ -41,6 +41,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -214,6 +216,7 @@ class MultiProcessCacheTest {
   }
 
   @Test
+  @EnabledOnOs(OS.LINUX) // stat -c and /proc/<pid>/fd
   void diskUsageStaysUnderTheCapWhileReadersEvictEachOther() throws Exception {
     int blockSize = 256 * 1024;
     long cap = 3L * blockSize;
