@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
 import io.rubix.bookkeeper.server.BookKeeperHandler;
+import io.rubix.bookkeeper.server.FrameDeadlineServerSocket;
 import io.rubix.bookkeeper.server.ServerCounters;
 import io.rubix.core.metadata.DiskCapacity;
 import io.rubix.core.metadata.FileMetadataJournal;
@@ -27,7 +28,6 @@ import javax.management.JMException;
 import javax.management.ObjectName;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.server.TThreadedSelectorServer;
-import org.apache.thrift.transport.TNonblockingServerSocket;
 import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.transport.layered.TFramedTransport;
 import org.slf4j.Logger;
@@ -46,7 +46,7 @@ public final class BookKeeper implements AutoCloseable {
   private final BookKeeperConfig config;
   private final InProcessMetadataService service;
   private final ServerCounters counters = new ServerCounters();
-  private final TNonblockingServerSocket socket;
+  private final FrameDeadlineServerSocket socket;
   private final TThreadedSelectorServer server;
   private final Thread serverThread;
   private final MetricsEndpoint metrics;
@@ -75,7 +75,7 @@ public final class BookKeeper implements AutoCloseable {
     TServiceInfo info = new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, config.cache().blockSize(), config.nodeId(), startedAt);
     BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats);
     try {
-      this.socket = new TNonblockingServerSocket(new InetSocketAddress(config.bindAddress(), config.port()), 0, config.maxFrameSize());
+      this.socket = new FrameDeadlineServerSocket(new InetSocketAddress(config.bindAddress(), config.port()), config.maxFrameSize(), config.frameTimeout());
     } catch (TTransportException e) {
       throw new IOException("Cannot listen on " + config.bindAddress() + ":" + config.port(), e);
     }

@@ -8,13 +8,15 @@ import io.rubix.core.config.InvalidConfigException;
 import io.rubix.spi.config.BookKeeperKeys;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import org.apache.hadoop.conf.Configuration;
 
 /** The BookKeeper daemon's configuration: the cache it manages and where it listens. */
-public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, int maxFrameSize, int workerThreads, int metricsPort,
-    String nodeId) {
+public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, int maxFrameSize, Duration frameTimeout, int workerThreads,
+    int metricsPort, String nodeId) {
   public BookKeeperConfig {
     requireNonNull(cache, "cache is null");
+    requireNonNull(frameTimeout, "frameTimeout is null");
     requireNonNull(bindAddress, "bindAddress is null");
     requireNonNull(nodeId, "nodeId is null");
   }
@@ -38,6 +40,7 @@ public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, 
         reader.raw(BookKeeperKeys.BIND_ADDRESS),
         reader.getInt(BookKeeperKeys.SERVER_PORT, 0, 65535),
         (int) reader.getBytes(BookKeeperKeys.MAX_FRAME_SIZE, 1024, 1L << 30),
+        reader.getDuration(BookKeeperKeys.FRAME_TIMEOUT, Duration.ofMillis(100)),
         reader.getInt(BookKeeperKeys.WORKER_THREADS, 1, 1024),
         reader.getInt(BookKeeperKeys.METRICS_PORT, -1, 65535),
         nodeId);

@@ -8,8 +8,11 @@ import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,7 +56,7 @@ public final class InProcessMetadataService implements CacheMetadataService {
   // @GuardedBy("lock")
   private final Map<Long, Lease> leases = new HashMap<>();
   // @GuardedBy("lock")
-  private long nextLeaseId = 1;
+  private long nextLeaseId = firstLeaseId();
   // @GuardedBy("lock")
   private long nextGeneration = 1;
   // @GuardedBy("lock")
@@ -132,6 +135,15 @@ public final class InProcessMetadataService implements CacheMetadataService {
       lock.unlock();
     }
     deleteFiles(evicted);
+  }
+
+  /**
+   * Lease ids start at a random point so that ids of a previous incarnation of this service (a crashed
+   * and restarted BookKeeper, whose readers still hold grants) never name a lease of this one: a stale
+   * commit is then ignored instead of publishing a block someone else was granted and has not written.
+   */
+  private static long firstLeaseId() {
+    return java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 1L << 62);
   }
 
   /** Blocks recovered from the journal at startup. */
@@ -572,7 +584,13 @@ public final class InProcessMetadataService implements CacheMetadataService {
     }
   }
 
-  /** Deletes the files of unpublished objects: journal first, so a crash here never resurrects them. */
+  /**
+   * Deletes the files of unpublished objects: journal first, so a crash here never resurrects them.
+   * The data file is truncated before it is unlinked: readers in other JVMs (BookKeeper mode) keep
+   * cache files open, and an unlinked file they hold would keep its blocks allocated, over the cap
+   * and invisible to the accounting, until they close it. A reader that still reads the truncated
+   * file hits its end, which it treats as a corrupt block: it re-reads the source.
+   */
   private void deleteFiles(List<CachedObject> dropped) {
     for (CachedObject object : dropped) {
       for (EvictionListener listener : listeners) {
@@ -580,6 +598,11 @@ public final class InProcessMetadataService implements CacheMetadataService {
       }
       try {
         journal.dropped(object.dataFile);
+        try (FileChannel channel = FileChannel.open(object.dataFile, StandardOpenOption.WRITE)) {
+          channel.truncate(0);
+        } catch (NoSuchFileException e) {
+          // nothing was written
+        }
         Files.deleteIfExists(object.dataFile);
       } catch (IOException e) {
         LOG.warn("Could not delete evicted cache file {}", object.dataFile, e);

@@ -14,6 +14,8 @@ public final class BookKeeperKeys {
       "Host clients connect to for the BookKeeper daemon.");
   public static final ConfigKey MAX_FRAME_SIZE = new ConfigKey("rubix.network.server.max.frame.size", "16m",
       "Largest Thrift frame the BookKeeper accepts; larger or malformed frames close that connection only.");
+  public static final ConfigKey FRAME_TIMEOUT = new ConfigKey("rubix.network.server.frame.timeout", "10s",
+      "Longest time the BookKeeper waits for the rest of a Thrift frame once its length arrived; a slower connection is closed, so stuck clients cannot hold the server's read buffers.");
   public static final ConfigKey WORKER_THREADS = new ConfigKey("rubix.network.server.worker.threads", "16",
       "Threads that execute BookKeeper requests (selector threads only do I/O).");
   public static final ConfigKey CONNECT_TIMEOUT = new ConfigKey("rubix.network.client.connect.timeout", "1s",
@@ -32,7 +34,7 @@ public final class BookKeeperKeys {
   private BookKeeperKeys() {}
 
   public static List<ConfigKey> all() {
-    return List.of(EMBEDDED_MODE, SERVER_PORT, BIND_ADDRESS, SERVER_HOST, MAX_FRAME_SIZE, WORKER_THREADS, CONNECT_TIMEOUT,
+    return List.of(EMBEDDED_MODE, SERVER_PORT, BIND_ADDRESS, SERVER_HOST, MAX_FRAME_SIZE, FRAME_TIMEOUT, WORKER_THREADS, CONNECT_TIMEOUT,
         READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, NODE_ID);
   }
 }

@@ -1,0 +1,144 @@
+package io.rubix.bookkeeper.server;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.thrift.transport.TNonblockingServerSocket;
+import org.apache.thrift.transport.TNonblockingSocket;
+import org.apache.thrift.transport.TTransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A non-blocking server socket whose connections must send each frame within a deadline.
+ *
+ * <p>Design: Thrift's non-blocking servers reserve a frame's declared size from one read budget
+ * shared by all connections as soon as the 4-byte length arrives, and hold it until the frame is
+ * complete; there is no timeout. A few connections that declare large frames and never send them
+ * (a stuck or hostile local process) thus hold the whole budget, and every other client's frames
+ * wait forever. Each accepted connection here follows the frame boundaries of the bytes the server
+ * reads; a watchdog shuts down the input of a connection that has been inside one frame for longer
+ * than the deadline, so the server sees end of stream, closes it and gives its reservation back.
+ * Connections idle between frames (pooled clients) are left alone.
+ */
+public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
+  private static final Logger LOG = LoggerFactory.getLogger(FrameDeadlineServerSocket.class);
+
+  private final long deadlineNanos;
+  private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService watchdog;
+
+  public FrameDeadlineServerSocket(InetSocketAddress address, int maxFrameSize, Duration frameDeadline) throws TTransportException {
+    super(address, 0, maxFrameSize);
+    this.deadlineNanos = frameDeadline.toNanos();
+    this.watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "rubix-bookkeeper-frame-watchdog");
+      thread.setDaemon(true);
+      return thread;
+    });
+    long period = Math.max(1, frameDeadline.toMillis() / 4);
+    watchdog.scheduleWithFixedDelay(this::shutDownLateFrames, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public TNonblockingSocket accept() throws TTransportException {
+    TNonblockingSocket accepted = super.accept();
+    if (accepted == null) {
+      return null;
+    }
+    try {
+      Connection connection = new Connection(accepted.getSocketChannel());
+      connection.setMaxFrameSize(accepted.getMaxFrameSize());
+      connections.add(connection);
+      return connection;
+    } catch (IOException e) {
+      accepted.close();
+      throw new TTransportException(e);
+    }
+  }
+
+  /** Connections currently open. */
+  public int openConnections() {
+    return connections.size();
+  }
+
+  private void shutDownLateFrames() {
+    long now = System.nanoTime();
+    for (Connection connection : connections) {
+      long started = connection.frameStartedNanos;
+      if (started != Connection.IDLE && now - started > deadlineNanos && !connection.shutDown) {
+        connection.shutDown = true;
+        LOG.warn("Closing BookKeeper connection {}: a frame started {} ms ago is still incomplete", connection,
+            TimeUnit.NANOSECONDS.toMillis(now - started));
+        try {
+          connection.getSocketChannel().shutdownInput();
+        } catch (IOException e) {
+          LOG.debug("Shutting down the input of {} failed", connection, e);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    watchdog.shutdownNow();
+    super.close();
+  }
+
+  /** A server-side connection that follows frame boundaries: a 4-byte big-endian length, then that many bytes. */
+  private final class Connection extends TNonblockingSocket {
+    static final long IDLE = Long.MIN_VALUE;
+    /** When the frame being read started, or {@link #IDLE} between frames. */
+    volatile long frameStartedNanos = IDLE;
+    volatile boolean shutDown;
+    // only the selector thread that owns this connection reads, so the parsing state needs no lock
+    private int headerBytes;
+    private int header;
+    private long bodyRemaining;
+
+    Connection(SocketChannel channel) throws IOException, TTransportException {
+      super(channel);
+    }
+
+    @Override
+    public int read(ByteBuffer buffer) throws TTransportException {
+      int start = buffer.position();
+      int n = super.read(buffer);
+      for (int i = 0; i < n; ) {
+        if (headerBytes < 4) {
+          if (headerBytes == 0) {
+            frameStartedNanos = System.nanoTime();
+          }
+          header = (header << 8) | (buffer.get(start + i) & 0xff);
+          i++;
+          if (++headerBytes == 4) {
+            bodyRemaining = header;
+          }
+        } else {
+          int taken = (int) Math.min(bodyRemaining, n - i);
+          bodyRemaining -= taken;
+          i += taken;
+        }
+        if (headerBytes == 4 && bodyRemaining <= 0) {
+          headerBytes = 0;
+          header = 0;
+          frameStartedNanos = IDLE;
+        }
+      }
+      return n;
+    }
+
+    @Override
+    public void close() {
+      connections.remove(this);
+      super.close();
+    }
+  }
+}
