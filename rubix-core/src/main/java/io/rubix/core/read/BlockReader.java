@@ -51,6 +51,7 @@ public final class BlockReader {
   private final BlockStore store;
   private final Executor fetchExecutor;
   private final Executor writeExecutor;
+  private final InFlightBuffers inFlight = new InFlightBuffers();
 
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor) {
     this.config = requireNonNull(config, "config is null");
@@ -174,7 +175,53 @@ public final class BlockReader {
     }
   }
 
+  /**
+   * Reads blocks {@code [first, end)} that were not cached: blocks this JVM is already fetching come
+   * from the fetch's buffer; the others are acquired from the metadata service.
+   */
   private void readMissingRun(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
+    int b = first;
+    while (b < end) {
+      long from = Math.max(position, (long) b * blockSize);
+      CompletableFuture<ByteBuffer> fetching = inFlight.get(s.version, b);
+      if (fetching != null) {
+        long to = Math.min(position + part.remaining(), (long) (b + 1) * blockSize);
+        ByteBuffer slice = part.slice((int) (from - position), (int) (to - from));
+        if (!readFetching(s, fetching, b, from, slice)) {
+          acquireAndRead(s, b, b + 1, from, part.slice((int) (from - position), (int) (to - from)));
+        }
+        b++;
+        continue;
+      }
+      int runEnd = b + 1;
+      while (runEnd < end && inFlight.get(s.version, runEnd) == null) {
+        runEnd++;
+      }
+      long to = Math.min(position + part.remaining(), (long) runEnd * blockSize);
+      acquireAndRead(s, b, runEnd, from, part.slice((int) (from - position), (int) (to - from)));
+      b = runEnd;
+    }
+  }
+
+  /** Copies the part of {@code block} inside {@code [position, ...)} from this JVM's fetch of it; false when that fetch failed. */
+  private boolean readFetching(ReadSession s, CompletableFuture<ByteBuffer> fetching, int block, long position, ByteBuffer slice) throws IOException {
+    ByteBuffer bytes;
+    try {
+      bytes = fetching.get(config.inFlightWaitTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted waiting for block " + block + " of " + s.version.path());
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      return false;
+    }
+    int offset = (int) (position - (long) block * blockSize);
+    slice.put(slice.position(), bytes, offset, slice.remaining());
+    s.stats.add(CacheCounter.MISS_BYTES, slice.remaining());
+    s.stats.add(CacheCounter.MISS_BLOCKS, 1);
+    return true;
+  }
+
+  private void acquireAndRead(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
     BlockRange lease;
     try {
       lease = service.acquire(s.version, first, end);
@@ -250,15 +297,20 @@ public final class BlockReader {
    * read fill disjoint regions in parallel), then writes and commits them.
    */
   private void fetchChunk(ReadSession s, BlockRange lease, int first, int end, long position, ByteBuffer part) throws IOException {
+    if (part != null) {
+      inFlight.register(s.version, first, end);
+    }
     long start = (long) first * blockSize;
     int length = (int) (Math.min((long) end * blockSize, s.version.length()) - start);
     byte[] bytes = new byte[length];
     try {
       s.source.readFully(start, bytes, 0, length);
     } catch (IOException | RuntimeException e) {
+      inFlight.finish(s.version, first, end, e);
       abortQuietly(lease.leaseId(), first, end, false);
       throw e;
     }
+    inFlight.publish(s.version, first, bytes, blockSize);
     s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
     s.stats.add(CacheCounter.SOURCE_BYTES, length);
     if (part != null) {
@@ -271,7 +323,11 @@ public final class BlockReader {
       }
     }
     if (config.strictMode() || part == null) {
-      writeAndCommit(s, lease.leaseId(), Path.of(lease.dataFile()), first, end, bytes);
+      try {
+        writeAndCommit(s, lease.leaseId(), Path.of(lease.dataFile()), first, end, bytes);
+      } finally {
+        inFlight.finish(s.version, first, end, null);
+      }
       return;
     }
     try {
@@ -280,12 +336,16 @@ public final class BlockReader {
           writeAndCommit(s, lease.leaseId(), Path.of(lease.dataFile()), first, end, bytes);
         } catch (IOException e) {
           // counted and logged by writeAndCommit; the caller already has its bytes
+        } finally {
+          inFlight.finish(s.version, first, end, null);
         }
       });
     } catch (RejectedExecutionException e) {
+      inFlight.finish(s.version, first, end, null);
       abortQuietly(lease.leaseId(), first, end, false);
     }
   }
+
 
   private void writeAndCommit(ReadSession s, long leaseId, Path dataFile, int first, int end, byte[] bytes) throws IOException {
     int count = end - first;
@@ -379,6 +439,7 @@ public final class BlockReader {
       int chunkStart = b;
       int chunkStop = chunkEnd;
       s.stats.add(CacheCounter.READAHEAD_BLOCKS, chunkStop - chunkStart);
+      inFlight.register(s.version, chunkStart, chunkStop);
       try {
         fetchExecutor.execute(() -> {
           try {
@@ -388,6 +449,7 @@ public final class BlockReader {
           }
         });
       } catch (RejectedExecutionException e) {
+        inFlight.finish(s.version, chunkStart, chunkStop, e);
         abortQuietly(lease.leaseId(), chunkStart, chunkStop, false);
       }
       b = chunkEnd;

@@ -1,0 +1,50 @@
+package io.rubix.core.read;
+
+import io.rubix.spi.ObjectVersion;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Blocks this JVM is fetching, by object version and block index. A reader that needs such a block
+ * takes its bytes from the fetch's buffer as soon as the source read completes, instead of waiting
+ * for the cache write and commit and then reading the bytes back from the cache file. Entries live
+ * from just before the fetch is queued until its blocks are committed (or the fetch fails).
+ */
+final class InFlightBuffers {
+  private record Key(ObjectVersion version, int block) {}
+
+  private final ConcurrentHashMap<Key, CompletableFuture<ByteBuffer>> fetching = new ConcurrentHashMap<>();
+
+  /** Announces that blocks {@code [first, end)} of {@code version} are being fetched by this JVM. */
+  void register(ObjectVersion version, int first, int end) {
+    for (int b = first; b < end; b++) {
+      fetching.put(new Key(version, b), new CompletableFuture<>());
+    }
+  }
+
+  /** Hands the fetched bytes of blocks {@code [first, ...)} (consecutive, {@code blockSize} each but the last) to waiting readers. */
+  void publish(ObjectVersion version, int first, byte[] bytes, int blockSize) {
+    for (int offset = 0, b = first; offset < bytes.length; offset += blockSize, b++) {
+      CompletableFuture<ByteBuffer> future = fetching.get(new Key(version, b));
+      if (future != null) {
+        future.complete(ByteBuffer.wrap(bytes, offset, Math.min(blockSize, bytes.length - offset)).slice().asReadOnlyBuffer());
+      }
+    }
+  }
+
+  /** Ends the entries of blocks {@code [first, end)}; readers still waiting on a failed fetch see {@code failure}. */
+  void finish(ObjectVersion version, int first, int end, Throwable failure) {
+    for (int b = first; b < end; b++) {
+      CompletableFuture<ByteBuffer> future = fetching.remove(new Key(version, b));
+      if (future != null && failure != null) {
+        future.completeExceptionally(failure);
+      }
+    }
+  }
+
+  /** The pending or fetched bytes of {@code block}, or null when this JVM is not fetching it. */
+  CompletableFuture<ByteBuffer> get(ObjectVersion version, int block) {
+    return fetching.get(new Key(version, block));
+  }
+}
