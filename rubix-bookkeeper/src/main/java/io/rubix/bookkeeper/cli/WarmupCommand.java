@@ -79,6 +79,8 @@ final class WarmupCommand implements Callable<Integer> {
 
   private record Range(FileSystem fs, FileStatus status, long offset, int length) {}
 
+  private record Target(FileSystem fs, FileStatus status) {}
+
   @Override
   public Integer call() throws Exception {
     if (parallelism < 1 || parallelism > 256) {
@@ -98,7 +100,7 @@ final class WarmupCommand implements Callable<Integer> {
     Map<String, FileSystem> fileSystems = new LinkedHashMap<>();
     boolean failed = false;
     try {
-      Map<Path, FileStatus> files = new LinkedHashMap<>();
+      Map<Path, Target> files = new LinkedHashMap<>();
       for (String arg : paths) {
         try {
           failed |= !expand(new Path(arg), conf, fileSystems, files, err);
@@ -110,8 +112,9 @@ final class WarmupCommand implements Callable<Integer> {
       List<Range> ranges = new ArrayList<>();
       long total = 0;
       int rangeSize = Math.max(blockSize, MAX_RANGE / blockSize * blockSize);
-      for (FileStatus status : files.values()) {
-        FileSystem fs = fileSystems.get(key(status.getPath().toUri()));
+      for (Target target : files.values()) {
+        FileSystem fs = target.fs();
+        FileStatus status = target.status();
         for (long offset = 0; offset < status.getLen(); offset += rangeSize) {
           ranges.add(new Range(fs, status, offset, (int) Math.min(rangeSize, status.getLen() - offset)));
         }
@@ -147,7 +150,7 @@ final class WarmupCommand implements Callable<Integer> {
   }
 
   /** Adds the files {@code pattern} names to {@code files}; false (with a message) when it names none. */
-  private boolean expand(Path pattern, Configuration conf, Map<String, FileSystem> fileSystems, Map<Path, FileStatus> files, PrintWriter err)
+  private boolean expand(Path pattern, Configuration conf, Map<String, FileSystem> fileSystems, Map<Path, Target> files, PrintWriter err)
       throws IOException {
     FileSystem fs = fileSystem(pattern, conf, fileSystems);
     FileStatus[] matches = fs.globStatus(pattern);
@@ -160,10 +163,10 @@ final class WarmupCommand implements Callable<Integer> {
         RemoteIterator<LocatedFileStatus> below = fs.listFiles(match.getPath(), true);
         while (below.hasNext()) {
           LocatedFileStatus file = below.next();
-          files.putIfAbsent(file.getPath(), file);
+          files.putIfAbsent(file.getPath(), new Target(fs, file));
         }
       } else {
-        files.putIfAbsent(match.getPath(), match);
+        files.putIfAbsent(match.getPath(), new Target(fs, match));
       }
     }
     return true;
@@ -174,7 +177,7 @@ final class WarmupCommand implements Callable<Integer> {
   }
 
   private static FileSystem fileSystem(Path path, Configuration conf, Map<String, FileSystem> fileSystems) throws IOException {
-    URI uri = path.getFileSystem(new Configuration(conf)).getUri();
+    URI uri = path.toUri().getScheme() == null ? FileSystem.getDefaultUri(conf) : path.toUri();
     String key = key(uri);
     FileSystem existing = fileSystems.get(key);
     if (existing != null) {
