@@ -41,6 +41,15 @@ struct TServiceInfo {
   4: required i64 startedAtMillis,
 }
 
+/** What the cache holds of one object version (an answer of topFiles). */
+struct TCachedFile {
+  1: required TObjectVersion version,
+  2: required string dataFile,
+  3: required i64 chargedBytes,
+  4: required i32 cachedBlocks,
+  5: required i32 blocks,
+}
+
 /** A request the daemon refused (bad range, unknown lease); never a transport failure. */
 exception TCacheException {
   1: required string message,
@@ -69,4 +78,10 @@ service BookKeeperService {
   TCacheUsage usage(),
 
   map<string, i64> stats(),
+
+  /** The object versions charging the most bytes, largest first; limit is capped by the daemon. */
+  list<TCachedFile> topFiles(1: i32 limit) throws (1: TCacheException e),
+
+  /** Unpublishes and deletes everything cached; returns how many object versions were dropped. */
+  i32 clear() throws (1: TCacheException e),
 }

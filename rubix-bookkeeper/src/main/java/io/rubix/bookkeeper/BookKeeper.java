@@ -60,11 +60,7 @@ public final class BookKeeper implements AutoCloseable {
     for (Path dir : config.cache().cacheDirs()) {
       Path root = dir.resolve(ROOT);
       Files.createDirectories(root);
-      try {
-        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwx---"));
-      } catch (UnsupportedOperationException | IOException e) {
-        LOG.warn("Cannot restrict permissions of {}", root, e);
-      }
+      restrictToGroup(root);
       roots.add(root);
       capacities.add(DiskCapacity.of(config.cache(), dir));
     }
@@ -94,6 +90,23 @@ public final class BookKeeper implements AutoCloseable {
     this.beanName = registerBean();
     LOG.info("BookKeeper {} listening on {}:{} (metrics port {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
         metrics == null ? "off" : metrics.port(), roots);
+  }
+
+  /**
+   * Makes {@code root} {@code rwxrws---}: the {@code rubix} group's engine JVMs can create cache files
+   * in it and, through the set-group-id bit, files and directories created under it belong to that
+   * group whatever the creating user's primary group (a plain chmod 0770 would clear the bit).
+   */
+  private static void restrictToGroup(Path root) {
+    try {
+      Files.setAttribute(root, "unix:mode", 02770);
+    } catch (UnsupportedOperationException | IllegalArgumentException | IOException e) {
+      try {
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwx---"));
+      } catch (UnsupportedOperationException | IOException e2) {
+        LOG.warn("Cannot restrict permissions of {}", root, e2);
+      }
+    }
   }
 
   /** Starts a BookKeeper; it serves until {@link #close()}. */

@@ -4,10 +4,10 @@ import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 
 /** Configuration for BookKeepers and clients in tests: ephemeral ports, loopback, one cache dir. */
-final class BookKeeperTestSupport {
+public final class BookKeeperTestSupport {
   private BookKeeperTestSupport() {}
 
-  static Configuration daemonConf(Path cacheDir) {
+  public static Configuration daemonConf(Path cacheDir) {
     Configuration conf = new Configuration(false);
     conf.set("rubix.cache.dirs", cacheDir.toString());
     conf.set("rubix.network.bookkeeper.server.port", "0");
@@ -17,7 +17,7 @@ final class BookKeeperTestSupport {
   }
 
   /** Client settings that make {@code conf} read through the BookKeeper at {@code port}. */
-  static Configuration useDaemon(Configuration conf, Path cacheDir, int port) {
+  public static Configuration useDaemon(Configuration conf, Path cacheDir, int port) {
     conf.set("rubix.cache.dirs", cacheDir.toString());
     conf.set("rubix.cluster.embedded.mode", "false");
     conf.set("rubix.network.bookkeeper.server.port", Integer.toString(port));

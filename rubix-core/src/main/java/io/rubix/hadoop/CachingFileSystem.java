@@ -31,7 +31,7 @@ import org.apache.hadoop.util.functional.FutureIO;
  * Hadoop class ({@link #defaultWrappedImpl()}). This generic class has no default and needs the key.
  * For s3a use {@link CachingS3AFileSystem}, which is itself an S3AFileSystem.
  */
-public class CachingFileSystem extends FilterFileSystem {
+public class CachingFileSystem extends FilterFileSystem implements HasCacheEngine {
   static final String READ_POLICY = Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
 
   private CachingSupport support;
@@ -73,6 +73,7 @@ public class CachingFileSystem extends FilterFileSystem {
   }
 
   /** The cache engine of this file system, or null when caching is disabled. */
+  @Override
   public CacheEngine cacheEngine() {
     return support == null ? null : support.engine();
   }

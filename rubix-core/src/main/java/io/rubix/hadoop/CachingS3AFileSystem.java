@@ -33,7 +33,7 @@ import org.apache.hadoop.util.functional.FutureIO;
  * detection, a GET of an object that changed since its version was taken fails instead of caching
  * bytes of another version.
  */
-public class CachingS3AFileSystem extends S3AFileSystem {
+public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngine {
   static final String S3A_STREAM_TYPE = "fs.s3a.input.stream.type";
   /**
    * Mandatory {@code openFile()} options accepted: those S3A accepts. Its own ones tune S3A's stream,
@@ -60,6 +60,7 @@ public class CachingS3AFileSystem extends S3AFileSystem {
   }
 
   /** The cache engine of this file system, or null when caching is disabled. */
+  @Override
   public CacheEngine cacheEngine() {
     return support == null ? null : support.engine();
   }

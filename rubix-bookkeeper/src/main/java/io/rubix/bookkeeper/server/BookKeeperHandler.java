@@ -2,15 +2,18 @@ package io.rubix.bookkeeper.server;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.spi.metadata.CacheAdministration;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TBlockRange;
 import io.rubix.spi.thrift.TCacheException;
 import io.rubix.spi.thrift.TCacheUsage;
+import io.rubix.spi.thrift.TCachedFile;
 import io.rubix.spi.thrift.TObjectVersion;
 import io.rubix.spi.thrift.TServiceInfo;
 import io.rubix.spi.wire.ThriftCodec;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -27,12 +30,15 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   static final long MAX_WAIT_MILLIS = 2_000;
 
   private final CacheMetadataService service;
+  private final CacheAdministration administration;
   private final TServiceInfo info;
   private final ServerCounters counters;
   private final Supplier<Map<String, Long>> stats;
 
-  public BookKeeperHandler(CacheMetadataService service, TServiceInfo info, ServerCounters counters, Supplier<Map<String, Long>> stats) {
+  public <S extends CacheMetadataService & CacheAdministration> BookKeeperHandler(S service, TServiceInfo info, ServerCounters counters,
+      Supplier<Map<String, Long>> stats) {
     this.service = requireNonNull(service, "service is null");
+    this.administration = service;
     this.info = requireNonNull(info, "info is null");
     this.counters = requireNonNull(counters, "counters is null");
     this.stats = requireNonNull(stats, "stats is null");
@@ -112,6 +118,17 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   @Override
   public Map<String, Long> stats() {
     return stats.get();
+  }
+
+  @Override
+  public List<TCachedFile> topFiles(int limit) throws TCacheException {
+    return guard("topFiles", () -> ThriftCodec.toThrift(administration.topFiles(limit)));
+  }
+
+  @Override
+  public int clear() throws TCacheException {
+    counters.clearCalls.increment();
+    return guard("clear", administration::clear);
   }
 
   @FunctionalInterface

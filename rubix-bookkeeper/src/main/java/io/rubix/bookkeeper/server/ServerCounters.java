@@ -15,6 +15,7 @@ public final class ServerCounters {
   final LongAdder corruptReports = new LongAdder();
   final LongAdder badRequests = new LongAdder();
   final LongAdder errors = new LongAdder();
+  final LongAdder clearCalls = new LongAdder();
 
   public Map<String, Long> snapshot() {
     Map<String, Long> values = new LinkedHashMap<>();
@@ -27,6 +28,7 @@ public final class ServerCounters {
     values.put("rubix_bookkeeper_corrupt_block_reports", corruptReports.sum());
     values.put("rubix_bookkeeper_bad_requests", badRequests.sum());
     values.put("rubix_bookkeeper_errors", errors.sum());
+    values.put("rubix_bookkeeper_clear_calls", clearCalls.sum());
     return values;
   }
 }

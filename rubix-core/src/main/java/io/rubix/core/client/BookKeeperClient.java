@@ -4,13 +4,16 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.CacheAdministration;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.CachedFile;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TCacheException;
 import io.rubix.spi.thrift.TServiceInfo;
 import io.rubix.spi.wire.ThriftCodec;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -34,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * instead of queueing behind a dead daemon; the first call after the backoff tries again. Long waits
  * for in-flight blocks are split into calls shorter than the read timeout.
  */
-public final class BookKeeperClient implements CacheMetadataService {
+public final class BookKeeperClient implements CacheMetadataService, CacheAdministration {
   private static final Logger LOG = LoggerFactory.getLogger(BookKeeperClient.class);
   private static final long BACKOFF_START_NANOS = 50_000_000L;
 
@@ -143,6 +146,16 @@ public final class BookKeeperClient implements CacheMetadataService {
   }
 
   @Override
+  public List<CachedFile> topFiles(int limit) throws IOException {
+    return ThriftCodec.fromThriftFiles(call(c -> c.topFiles(limit)));
+  }
+
+  @Override
+  public int clear() throws IOException {
+    return call(BookKeeperService.Client::clear);
+  }
+
+  @Override
   public void close() {
     closed = true;
     Connection connection;
@@ -202,13 +215,43 @@ public final class BookKeeperClient implements CacheMetadataService {
     }
   }
 
-  private Connection connect() throws TException {
+  /**
+   * Asks the BookKeeper described by {@code config} who it is over a one-off connection, whatever its
+   * block size: tools use it to learn the block size to build a client with.
+   */
+  public static TServiceInfo probe(ClientConfig config) throws IOException {
+    requireNonNull(config, "config is null");
+    TFramedTransport transport = null;
+    try {
+      transport = open(config);
+      return new BookKeeperService.Client(new TBinaryProtocol(transport)).info();
+    } catch (TException e) {
+      throw new BookKeeperUnavailableException("BookKeeper at " + config.host() + ":" + config.port() + " did not answer: " + e, e);
+    } finally {
+      if (transport != null) {
+        transport.close();
+      }
+    }
+  }
+
+  private static TFramedTransport open(ClientConfig config) throws TTransportException {
     TConfiguration tconf = TConfiguration.custom().setMaxFrameSize(config.maxFrameSize()).setMaxMessageSize(config.maxFrameSize()).build();
     TSocket socket = new TSocket(tconf, config.host(), config.port(), (int) config.readTimeout().toMillis(), (int) config.connectTimeout().toMillis());
     TFramedTransport transport = new TFramedTransport(socket, config.maxFrameSize());
     transport.open();
+    return transport;
+  }
+
+  private Connection connect() throws TException {
+    TFramedTransport transport = open(config);
     BookKeeperService.Client client = new BookKeeperService.Client(new TBinaryProtocol(transport));
-    TServiceInfo info = client.info();
+    TServiceInfo info;
+    try {
+      info = client.info();
+    } catch (TException | RuntimeException e) {
+      transport.close();
+      throw e;
+    }
     if (info.getBlockSize() != blockSize || info.getProtocolVersion() != ThriftCodec.PROTOCOL_VERSION) {
       transport.close();
       throw new TTransportException("BookKeeper uses block size " + info.getBlockSize() + " and protocol " + info.getProtocolVersion()

@@ -5,8 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.metadata.CacheAdministration;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.CachedFile;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -15,10 +17,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -38,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * the block when that is not enough. A block stays charged while bytes may be on disk (granted,
  * aborted after a write, published, or dropped as corrupt) until its object is evicted.
  */
-public final class InProcessMetadataService implements CacheMetadataService {
+public final class InProcessMetadataService implements CacheMetadataService, CacheAdministration {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessMetadataService.class);
 
   private final int blockSize;
@@ -393,6 +397,51 @@ public final class InProcessMetadataService implements CacheMetadataService {
       lock.unlock();
     }
     deleteFiles(dropped);
+    return dropped.size();
+  }
+
+  @Override
+  public List<CachedFile> topFiles(int limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be positive: " + limit);
+    }
+    int size = Math.min(limit, MAX_TOP_FILES);
+    Comparator<CachedFile> bySize = Comparator.comparingLong(CachedFile::chargedBytes);
+    PriorityQueue<CachedFile> largest = new PriorityQueue<>(size + 1, bySize);
+    lock.lock();
+    try {
+      for (CachedObject object : objects.values()) {
+        if (largest.size() == size && object.chargedBytes <= largest.peek().chargedBytes()) {
+          continue;
+        }
+        largest.add(new CachedFile(object.version, object.dataFile.toString(), object.chargedBytes, object.published.cardinality(),
+            object.crc32c.length));
+        if (largest.size() > size) {
+          largest.poll();
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    List<CachedFile> result = new ArrayList<>(largest);
+    result.sort(bySize.reversed());
+    return result;
+  }
+
+  @Override
+  public int clear() {
+    List<CachedObject> dropped;
+    lock.lock();
+    try {
+      dropped = List.copyOf(objects.values());
+      for (CachedObject object : dropped) {
+        drop(object);
+      }
+    } finally {
+      lock.unlock();
+    }
+    deleteFiles(dropped);
+    LOG.info("Cleared the cache: dropped {} object versions", dropped.size());
     return dropped.size();
   }
 

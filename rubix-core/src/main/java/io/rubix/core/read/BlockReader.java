@@ -361,11 +361,13 @@ public final class BlockReader {
       }
       s.stats.add(CacheCounter.CACHE_WRITE_BYTES, bytes.length);
     } catch (EvictedCacheFileException e) {
+      inFlight.finish(s.version, first, end, null);
       // the object was evicted or invalidated while its blocks were fetched: nothing to write into, not a failure
       LOG.debug("Blocks [{}, {}) of {} not cached: {} was evicted while they were fetched", first, end, s.version.path(), dataFile);
       abortQuietly(leaseId, first, end, written > 0);
       return;
     } catch (IOException | RuntimeException e) {
+      inFlight.finish(s.version, first, end, null);
       s.stats.add(CacheCounter.FALLBACK_CACHE_WRITE, 1);
       LOG.warn("Writing blocks [{}, {}) of {} to cache file {} failed; they stay uncached", first, end, s.version.path(), dataFile, e);
       abortQuietly(leaseId, first + written, end, true);
@@ -377,6 +379,8 @@ public final class BlockReader {
       }
       return;
     }
+    // readers of this JVM stop taking these blocks from memory before the commit makes them visible in the cache
+    inFlight.finish(s.version, first, end, null);
     commitQuietly(s, leaseId, blocks, crcs);
   }
 

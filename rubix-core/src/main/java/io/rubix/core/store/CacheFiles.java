@@ -54,9 +54,13 @@ public final class CacheFiles implements EvictionListener, Closeable {
     } catch (java.nio.file.NoSuchFileException e) {
       Files.createDirectories(file.getParent());
       try {
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(Set.of(
+        Set<java.nio.file.attribute.PosixFilePermission> groupReadWrite = Set.of(
             java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE,
-            java.nio.file.attribute.PosixFilePermission.GROUP_READ, java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)));
+            java.nio.file.attribute.PosixFilePermission.GROUP_READ, java.nio.file.attribute.PosixFilePermission.GROUP_WRITE);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(groupReadWrite));
+        // the creating JVM's umask (often 022) masks the group's write bit; other JVMs of the node's
+        // rubix group fill blocks of this file too, so set the mode outright
+        Files.setPosixFilePermissions(file, groupReadWrite);
       } catch (FileAlreadyExistsException raced) {
         // another thread or process created it first
       }

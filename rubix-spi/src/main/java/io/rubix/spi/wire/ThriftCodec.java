@@ -2,9 +2,11 @@ package io.rubix.spi.wire;
 
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.CachedFile;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.thrift.TBlockRange;
 import io.rubix.spi.thrift.TCacheUsage;
+import io.rubix.spi.thrift.TCachedFile;
 import io.rubix.spi.thrift.TDiskUsage;
 import io.rubix.spi.thrift.TObjectVersion;
 import java.nio.ByteBuffer;
@@ -64,6 +66,23 @@ public final class ThriftCodec {
       disks.add(new CacheUsage.Disk(disk.getDirectory(), disk.getCapacityBytes(), disk.getUsedBytes(), disk.getReservedBytes(), disk.getObjects()));
     }
     return new CacheUsage(disks, usage.getEvictions());
+  }
+
+  public static List<TCachedFile> toThrift(List<CachedFile> files) {
+    List<TCachedFile> result = new ArrayList<>(files.size());
+    for (CachedFile file : files) {
+      result.add(new TCachedFile(toThrift(file.version()), file.dataFile(), file.chargedBytes(), file.cachedBlocks(), file.blocks()));
+    }
+    return result;
+  }
+
+  public static List<CachedFile> fromThriftFiles(List<TCachedFile> files) {
+    List<CachedFile> result = new ArrayList<>(files.size());
+    for (TCachedFile file : files) {
+      result.add(new CachedFile(fromThrift(file.getVersion()), file.getDataFile(), file.getChargedBytes(), file.getCachedBlocks(),
+          file.getBlocks()));
+    }
+    return result;
   }
 
   public static List<Integer> toList(int[] values) {

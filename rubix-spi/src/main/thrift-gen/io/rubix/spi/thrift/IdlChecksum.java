@@ -2,7 +2,7 @@ package io.rubix.spi.thrift;
 
 /** SHA-256 of the bookkeeper.thrift this code was generated from; a test compares it with the IDL. */
 public final class IdlChecksum {
-  public static final String SHA256 = "17d430631f91b31cd5c56175933ec7b9c143fa49a206027c60b357c6ae28fbdb";
+  public static final String SHA256 = "6cc3252b108cb6dc5a4835e17fcf562ac313ce4ed7b5c7add51896a057b4a3fb";
 
   private IdlChecksum() {}
 }

@@ -1,0 +1,86 @@
+package io.rubix.bookkeeper.cli;
+
+import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.CachedFile;
+import io.rubix.spi.thrift.TServiceInfo;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What the daemon answered at one moment: who it is, its space use, its counters and its largest files. */
+record DaemonSnapshot(String address, TServiceInfo info, CacheUsage usage, Map<String, Long> counters, List<CachedFile> topFiles,
+    long takenAtMillis) {
+
+  static DaemonSnapshot take(DaemonOptions.Daemon daemon, int top) throws IOException {
+    CacheUsage usage = daemon.client().usage();
+    Map<String, Long> counters = new TreeMap<>(daemon.client().daemonStats());
+    List<CachedFile> files = top > 0 ? daemon.client().topFiles(top) : List.of();
+    return new DaemonSnapshot(daemon.address(), daemon.info(), usage, counters, files, System.currentTimeMillis());
+  }
+
+  long uptimeMillis() {
+    return Math.max(0, takenAtMillis - info.getStartedAtMillis());
+  }
+
+  long capacityBytes() {
+    return usage.disks().stream().mapToLong(CacheUsage.Disk::capacityBytes).sum();
+  }
+
+  long reservedBytes() {
+    return usage.disks().stream().mapToLong(CacheUsage.Disk::reservedBytes).sum();
+  }
+
+  int objects() {
+    return usage.disks().stream().mapToInt(CacheUsage.Disk::objects).sum();
+  }
+
+  /** The snapshot as nested maps and lists for {@link Json}. */
+  Map<String, Object> toMap() {
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("address", address);
+    root.put("nodeId", info.getNodeId());
+    root.put("protocolVersion", info.getProtocolVersion());
+    root.put("blockSize", info.getBlockSize());
+    root.put("startedAtMillis", info.getStartedAtMillis());
+    root.put("uptimeMillis", uptimeMillis());
+    Map<String, Object> cache = new LinkedHashMap<>();
+    cache.put("capacityBytes", capacityBytes());
+    cache.put("usedBytes", usage.usedBytes());
+    cache.put("reservedBytes", reservedBytes());
+    cache.put("objects", objects());
+    cache.put("evictions", usage.evictions());
+    List<Object> disks = new ArrayList<>();
+    for (CacheUsage.Disk disk : usage.disks()) {
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("directory", disk.directory());
+      entry.put("capacityBytes", disk.capacityBytes());
+      entry.put("usedBytes", disk.usedBytes());
+      entry.put("reservedBytes", disk.reservedBytes());
+      entry.put("objects", disk.objects());
+      disks.add(entry);
+    }
+    cache.put("disks", disks);
+    root.put("cache", cache);
+    root.put("counters", counters);
+    if (!topFiles.isEmpty()) {
+      List<Object> files = new ArrayList<>();
+      for (CachedFile file : topFiles) {
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("path", file.version().path());
+        entry.put("length", file.version().length());
+        entry.put("modificationTime", file.version().modificationTime());
+        entry.put("etag", file.version().etag());
+        entry.put("chargedBytes", file.chargedBytes());
+        entry.put("cachedBlocks", file.cachedBlocks());
+        entry.put("blocks", file.blocks());
+        entry.put("dataFile", file.dataFile());
+        files.add(entry);
+      }
+      root.put("topFiles", files);
+    }
+    return root;
+  }
+}

@@ -1,0 +1,46 @@
+package io.rubix.bookkeeper.cli;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code rubix stats}: the daemon's counters, one per line or as one JSON object. */
+@Command(name = "stats", mixinStandardHelpOptions = true,
+    description = "Prints the BookKeeper's counters and cache use: 'name value' lines (the names of its Prometheus endpoint), or JSON.")
+final class StatsCommand implements Callable<Integer> {
+  @ParentCommand
+  RubixCli cli;
+  @Spec
+  CommandSpec spec;
+  @Mixin
+  DaemonOptions daemonOptions;
+
+  @Option(names = "--json", description = "One JSON object: node, block size, uptime, cache use per disk, counters (and top files with --top).")
+  boolean json;
+
+  @Option(names = "--top", paramLabel = "N", defaultValue = "0", description = "With --json, also list the N largest cached files. Default: ${DEFAULT-VALUE}.")
+  int top;
+
+  @Override
+  public Integer call() throws Exception {
+    if (top < 0) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must not be negative: " + top);
+    }
+    DaemonSnapshot snapshot;
+    try (DaemonOptions.Daemon daemon = DaemonOptions.connect(daemonOptions.configuration(cli))) {
+      snapshot = DaemonSnapshot.take(daemon, json ? top : 0);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(Json.render(snapshot.toMap()));
+    } else {
+      snapshot.counters().forEach((name, value) -> out.println(name + " " + value));
+    }
+    return 0;
+  }
+}

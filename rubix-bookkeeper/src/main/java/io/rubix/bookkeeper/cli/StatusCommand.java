@@ -1,0 +1,76 @@
+package io.rubix.bookkeeper.cli;
+
+import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.CachedFile;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code rubix status}: is the daemon up, how full is the cache, what takes the space. */
+@Command(name = "status", mixinStandardHelpOptions = true,
+    description = {"Shows the BookKeeper's health: node, uptime, cache use per disk, request counters and the largest cached files.",
+        "Exits 1 when the daemon does not answer."})
+final class StatusCommand implements Callable<Integer> {
+  @ParentCommand
+  RubixCli cli;
+  @Spec
+  CommandSpec spec;
+  @Mixin
+  DaemonOptions daemonOptions;
+
+  @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Largest cached files to list (0 for none; at most 1000). Default: ${DEFAULT-VALUE}.")
+  int top;
+
+  @Override
+  public Integer call() throws Exception {
+    if (top < 0) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must not be negative: " + top);
+    }
+    DaemonSnapshot snapshot;
+    try (DaemonOptions.Daemon daemon = DaemonOptions.connect(daemonOptions.configuration(cli))) {
+      snapshot = DaemonSnapshot.take(daemon, top);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    out.printf("BookKeeper %s at %s: up%n", snapshot.info().getNodeId(), snapshot.address());
+    out.printf("  uptime      %s (since %s)%n", Formats.duration(Duration.ofMillis(snapshot.uptimeMillis())),
+        Instant.ofEpochMilli(snapshot.info().getStartedAtMillis()));
+    out.printf("  block size  %s, protocol %d%n", Formats.bytes(snapshot.info().getBlockSize()), snapshot.info().getProtocolVersion());
+    out.printf("  cache       %s of %s used (%s), %s reserved, %d objects, %d evictions%n", Formats.bytes(snapshot.usage().usedBytes()),
+        Formats.bytes(snapshot.capacityBytes()), Formats.percent(snapshot.usage().usedBytes(), snapshot.capacityBytes()),
+        Formats.bytes(snapshot.reservedBytes()), snapshot.objects(), snapshot.usage().evictions());
+    for (CacheUsage.Disk disk : snapshot.usage().disks()) {
+      out.printf("  disk        %s: %s of %s (%s), %s reserved, %d objects%n", disk.directory(), Formats.bytes(disk.usedBytes()),
+          Formats.bytes(disk.capacityBytes()), Formats.percent(disk.usedBytes(), disk.capacityBytes()), Formats.bytes(disk.reservedBytes()),
+          disk.objects());
+    }
+    Map<String, Long> counters = snapshot.counters();
+    out.printf("  requests    status %d, acquire %d, commit %d, abort %d, wait %d; bad requests %d, errors %d%n",
+        counters.getOrDefault("rubix_bookkeeper_status_calls", 0L), counters.getOrDefault("rubix_bookkeeper_acquire_calls", 0L),
+        counters.getOrDefault("rubix_bookkeeper_commit_calls", 0L), counters.getOrDefault("rubix_bookkeeper_abort_calls", 0L),
+        counters.getOrDefault("rubix_bookkeeper_wait_calls", 0L), counters.getOrDefault("rubix_bookkeeper_bad_requests", 0L),
+        counters.getOrDefault("rubix_bookkeeper_errors", 0L));
+    out.printf("  blocks      %d corrupt reports, %d recovered at start%n",
+        counters.getOrDefault("rubix_bookkeeper_corrupt_block_reports", 0L), counters.getOrDefault("rubix_cache_recovered_blocks", 0L));
+    out.println("  hit ratio   counted by the reading JVMs (JMX io.rubix:type=Cache, IOStatistics), not by the daemon");
+    if (top > 0) {
+      if (snapshot.topFiles().isEmpty()) {
+        out.println("  top files   (cache is empty)");
+      } else {
+        out.println("  top files   (by bytes on disk)");
+        for (CachedFile file : snapshot.topFiles()) {
+          out.printf("    %10s  %6s cached (%d/%d blocks)  %s%n", Formats.bytes(file.chargedBytes()),
+              Formats.percent(file.cachedBlocks(), file.blocks()), file.cachedBlocks(), file.blocks(), file.version().path());
+        }
+      }
+    }
+    return 0;
+  }
+}
