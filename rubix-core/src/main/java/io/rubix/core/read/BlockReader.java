@@ -478,7 +478,12 @@ public final class BlockReader {
 
   private void metadataFailure(ReadSession s, Exception e) throws IOException {
     s.stats.add(CacheCounter.FALLBACK_METADATA, 1);
-    LOG.warn("Cache metadata service failed for {}; reading the source", s.version.path(), e);
+    if (e instanceof io.rubix.core.client.BookKeeperUnavailableException) {
+      // the client logs each failure once and backs off; every read during the backoff would repeat it
+      LOG.debug("BookKeeper unavailable for {}; reading the source", s.version.path(), e);
+    } else {
+      LOG.warn("Cache metadata service failed for {}; reading the source", s.version.path(), e);
+    }
     if (config.strictMode()) {
       throw e instanceof IOException io ? io : new IOException("Cache metadata service failed for " + s.version.path(), e);
     }
