@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints Markdown tables of ratios from the JMH JSON results of WarmReadBenchmark and ColdReadBenchmark."""
+"""Prints Markdown tables of ratios from the JMH JSON results of WarmReadBenchmark, ColdReadBenchmark,
+BookKeeperStatusBenchmark and BookKeeperWarmReadBenchmark."""
 import json
 import sys
 
@@ -54,9 +55,60 @@ def cold(results):
     print()
 
 
+def benchmark_class(result):
+    return result["benchmark"].rsplit(".", 2)[-2]
+
+
+def bookkeeper_status(results):
+    print("### BookKeeper status RPC (16-block range, loopback, BookKeeper in the benchmark JVM)\n")
+    print("| client threads | ops/s (goal >= 50,000) | p50 us (goal <= 50) | p99 us | vs in-process p50 |")
+    print("|---|---|---|---|---|")
+    by_name = {name(r): r["primaryMetric"] for r in results}
+    local_p50 = by_name["latencyInProcess"]["scorePercentiles"]["50.0"] if "latencyInProcess" in by_name else None
+    for suffix, threads in (("1Thread", 1), ("4Threads", 4), ("16Threads", 16), ("InProcess", "in-process (1)")):
+        if "throughput" + suffix not in by_name or "latency" + suffix not in by_name:
+            continue
+        ops = by_name["throughput" + suffix]["score"]
+        lat = by_name["latency" + suffix]["scorePercentiles"]
+        p50, p99 = lat["50.0"], lat["99.0"]
+        goals = ""
+        if suffix != "InProcess":
+            goals = (f" {'met' if ops >= 50000 else 'NOT met'}", f" {'met' if p50 <= 50 else 'NOT met'}")
+        else:
+            goals = ("", "")
+        ratio = f"{p50 / local_p50:.0f}x" if local_p50 else ""
+        print(f"| {threads} | {ops:,.0f}{goals[0]} | {p50:.1f}{goals[1]} | {p99:.1f} | {ratio} |")
+    print()
+
+
+def bookkeeper_warm(results):
+    local = next(r for r in results if name(r) == "sequentialLocal")["primaryMetric"]["score"]
+    cache = {r["params"]["metadata"]: r["primaryMetric"]["score"] for r in results if name(r) == "sequentialCache"}
+    print("### Warm 1 MiB sequential reads: BookKeeper daemon vs embedded (256 MiB file, checksum first-read)\n")
+    print("| reader | MiB/s | vs local | vs embedded (goal >= 0.90 for daemon) |")
+    print("|---|---|---|---|")
+    print(f"| local FileChannel | {local:.0f} | 1.00x | |")
+    for mode in ("embedded", "daemon"):
+        if mode not in cache:
+            continue
+        vs_embedded = cache[mode] / cache["embedded"] if "embedded" in cache else None
+        goal = ""
+        if mode == "daemon" and vs_embedded is not None:
+            goal = f"{vs_embedded:.2f}x {'met' if vs_embedded >= 0.9 else 'NOT met'}"
+        elif vs_embedded is not None:
+            goal = "1.00x"
+        print(f"| rubix {mode} | {cache[mode]:.0f} | {cache[mode] / local:.2f}x | {goal} |")
+    print()
+
+
 for path in sys.argv[1:]:
     data = load(path)
-    if any(name(r) == "sequentialLocal" for r in data):
+    kind = benchmark_class(data[0]) if data else ""
+    if kind == "BookKeeperStatusBenchmark":
+        bookkeeper_status(data)
+    elif kind == "BookKeeperWarmReadBenchmark":
+        bookkeeper_warm(data)
+    elif any(name(r) == "sequentialLocal" for r in data):
         warm(data)
     else:
         cold(data)

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
 import io.rubix.bookkeeper.server.BookKeeperHandler;
 import io.rubix.bookkeeper.server.FrameDeadlineServerSocket;
+import io.rubix.bookkeeper.server.InlineCallServer;
 import io.rubix.bookkeeper.server.ServerCounters;
 import io.rubix.core.metadata.DiskCapacity;
 import io.rubix.core.metadata.FileMetadataJournal;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.management.JMException;
 import javax.management.ObjectName;
@@ -82,7 +84,8 @@ public final class BookKeeper implements AutoCloseable {
         .selectorThreads(2)
         .workerThreads(config.workerThreads());
     args.maxReadBufferBytes = 8L * config.maxFrameSize();
-    this.server = new TThreadedSelectorServer(args);
+    // status and info only read memory under the metadata lock: answered on the selector thread, no worker hand-off
+    this.server = new InlineCallServer(args, socket, Set.of("status", "info"));
     this.serverThread = new Thread(server::serve, "rubix-bookkeeper-" + socket.getPort());
     serverThread.setDaemon(true);
     serverThread.start();

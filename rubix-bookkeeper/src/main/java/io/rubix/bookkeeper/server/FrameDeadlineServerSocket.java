@@ -27,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * reads; a watchdog shuts down the input of a connection that has been inside one frame for longer
  * than the deadline, so the server sees end of stream, closes it and gives its reservation back.
  * Connections idle between frames (pooled clients) are left alone.
+ *
+ * <p>Since it parses the frames anyway, each connection also reads the method name of a
+ * {@code TBinaryProtocol} call from the first bytes of its frame; {@link #takeCompletedCall()} tells
+ * the selector thread which call the frame it has just finished reading holds, so the server can run
+ * cheap calls on that thread (see {@link InlineCallServer}).
  */
 public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
   private static final Logger LOG = LoggerFactory.getLogger(FrameDeadlineServerSocket.class);
@@ -34,6 +39,8 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
   private final long deadlineNanos;
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService watchdog;
+  /** Per selector thread: the method name of the frame that thread completed last, until taken. */
+  private final ThreadLocal<String> completedCall = new ThreadLocal<>();
 
   public FrameDeadlineServerSocket(InetSocketAddress address, int maxFrameSize, Duration frameDeadline) throws TTransportException {
     super(address, 0, maxFrameSize);
@@ -69,6 +76,20 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
     return connections.size();
   }
 
+  /**
+   * The method name of the call in the frame the calling thread has just finished reading from one of
+   * this socket's connections, or null (no frame completed since the last take, or not a strict
+   * {@code TBinaryProtocol} call message); clears it. Only meaningful on the selector thread that read
+   * the frame: Thrift's selector threads complete a frame and hand it to the server within one read.
+   */
+  public String takeCompletedCall() {
+    String call = completedCall.get();
+    if (call != null) {
+      completedCall.remove();
+    }
+    return call;
+  }
+
   private void shutDownLateFrames() {
     long now = System.nanoTime();
     for (Connection connection : connections) {
@@ -95,6 +116,10 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
   /** A server-side connection that follows frame boundaries: a 4-byte big-endian length, then that many bytes. */
   private final class Connection extends TNonblockingSocket {
     static final long IDLE = Long.MIN_VALUE;
+    /** Longest method name recorded; longer names are not recognized. */
+    static final int MAX_NAME = 32;
+    /** A strict TBinaryProtocol call message starts with version 1 and type CALL (1). */
+    static final int STRICT_CALL = 0x80010001;
     /** When the frame being read started, or {@link #IDLE} between frames. */
     volatile long frameStartedNanos = IDLE;
     volatile boolean shutDown;
@@ -102,6 +127,9 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
     private int headerBytes;
     private int header;
     private long bodyRemaining;
+    /** The first bytes of the current frame's body: message version and type, name length, name. */
+    private final byte[] head = new byte[8 + MAX_NAME];
+    private int headBytes;
 
     Connection(SocketChannel channel) throws IOException, TTransportException {
       super(channel);
@@ -123,16 +151,36 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
           }
         } else {
           int taken = (int) Math.min(bodyRemaining, n - i);
+          int kept = Math.min(taken, head.length - headBytes);
+          buffer.get(start + i, head, headBytes, kept);
+          headBytes += kept;
           bodyRemaining -= taken;
           i += taken;
         }
         if (headerBytes == 4 && bodyRemaining <= 0) {
+          completedCall.set(callName());
           headerBytes = 0;
           header = 0;
+          headBytes = 0;
           frameStartedNanos = IDLE;
         }
       }
       return n;
+    }
+
+    private String callName() {
+      if (headBytes < 8 || intAt(0) != STRICT_CALL) {
+        return null;
+      }
+      int length = intAt(4);
+      if (length <= 0 || length > MAX_NAME || headBytes < 8 + length) {
+        return null;
+      }
+      return new String(head, 8, length, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private int intAt(int at) {
+      return ((head[at] & 0xff) << 24) | ((head[at + 1] & 0xff) << 16) | ((head[at + 2] & 0xff) << 8) | (head[at + 3] & 0xff);
     }
 
     @Override
