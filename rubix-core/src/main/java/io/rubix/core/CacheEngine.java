@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.EmbeddedServices;
+import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.BlockReader;
 import io.rubix.core.read.CachingInputStream;
 import io.rubix.core.read.Source;
@@ -49,7 +50,8 @@ public final class CacheEngine implements Closeable {
   private final ExecutorService vectoredExecutor;
   private final ObjectName beanName;
 
-  private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name) {
+  private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name,
+      BlockAdmission admission) {
     this.config = requireNonNull(config, "config is null");
     this.service = requireNonNull(service, "service is null");
     this.serviceRelease = requireNonNull(serviceRelease, "serviceRelease is null");
@@ -61,14 +63,18 @@ public final class CacheEngine implements Closeable {
     this.fetchExecutor = pool("rubix-fetch-" + name, config.fetchThreads());
     this.writeExecutor = pool("rubix-write-" + name, 2);
     this.vectoredExecutor = pool("rubix-vectored-" + name, config.fetchThreads());
-    this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor);
+    this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor, admission);
     this.beanName = config.jmxEnabled() ? register(name) : null;
   }
 
   /** An engine using this JVM's embedded metadata service for the configured cache directories. */
   public static CacheEngine embedded(CacheConfig config, String name, ChannelOpener opener) {
+    return embedded(config, name, opener, BlockAdmission.ALL);
+  }
+
+  private static CacheEngine embedded(CacheConfig config, String name, ChannelOpener opener, BlockAdmission admission) {
     EmbeddedServices.Handle handle = EmbeddedServices.acquire(config);
-    return new CacheEngine(config, handle.service(), handle, opener, name);
+    return new CacheEngine(config, handle.service(), handle, opener, name, admission);
   }
 
   /**
@@ -76,16 +82,22 @@ public final class CacheEngine implements Closeable {
    * of the node's BookKeeper daemon.
    */
   public static CacheEngine create(CacheConfig config, io.rubix.core.client.ClientConfig clientConfig, String name, ChannelOpener opener) {
+    return create(config, clientConfig, name, opener, BlockAdmission.ALL);
+  }
+
+  /** {@link #create(CacheConfig, io.rubix.core.client.ClientConfig, String, ChannelOpener)} caching only the blocks {@code admission} admits. */
+  public static CacheEngine create(CacheConfig config, io.rubix.core.client.ClientConfig clientConfig, String name, ChannelOpener opener,
+      BlockAdmission admission) {
     if (clientConfig.embedded()) {
-      return embedded(config, name, opener);
+      return embedded(config, name, opener, admission);
     }
     io.rubix.core.client.BookKeeperClient client = new io.rubix.core.client.BookKeeperClient(clientConfig, config.blockSize(), System::nanoTime);
-    return new CacheEngine(config, client, client::close, opener, name);
+    return new CacheEngine(config, client, client::close, opener, name, admission);
   }
 
   /** An engine using {@code service}, which the caller owns. */
   public static CacheEngine withService(CacheConfig config, CacheMetadataService service, String name, ChannelOpener opener) {
-    return new CacheEngine(config, service, () -> {}, opener, name);
+    return new CacheEngine(config, service, () -> {}, opener, name, BlockAdmission.ALL);
   }
 
   public CachingInputStream open(ObjectVersion version, Source source) {

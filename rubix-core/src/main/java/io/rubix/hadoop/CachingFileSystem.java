@@ -8,14 +8,18 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FilterFileSystem;
 import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
+import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.PathFilter;
+import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
@@ -111,6 +115,44 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     }
     return support.openFile(makeQualified(path), parameters, Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS,
         fs::getFileStatus, this::openSource);
+  }
+
+  /**
+   * With a cluster manager: one location per {@code rubix.cache.filesplit.size} split, on the cache
+   * nodes that own it. Without one: the wrapped file system's locations.
+   */
+  @Override
+  public BlockLocation[] getFileBlockLocations(FileStatus file, long start, long len) throws IOException {
+    if (file == null) {
+      return null;
+    }
+    BlockLocation[] located = support == null ? null : support.blockLocations(makeQualified(file.getPath()), file, start, len);
+    return located != null ? located : super.getFileBlockLocations(file, start, len);
+  }
+
+  @Override
+  public BlockLocation[] getFileBlockLocations(Path path, long start, long len) throws IOException {
+    if (support == null || support.locality() == null) {
+      return fs.getFileBlockLocations(path, start, len);
+    }
+    return getFileBlockLocations(getFileStatus(path), start, len);
+  }
+
+  @Override
+  public RemoteIterator<LocatedFileStatus> listLocatedStatus(Path path) throws IOException {
+    return relocate(super.listLocatedStatus(path));
+  }
+
+  @Override
+  protected RemoteIterator<LocatedFileStatus> listLocatedStatus(Path path, PathFilter filter) throws IOException {
+    return relocate(super.listLocatedStatus(path, filter));
+  }
+
+  private RemoteIterator<LocatedFileStatus> relocate(RemoteIterator<LocatedFileStatus> listing) {
+    if (support == null || support.locality() == null) {
+      return listing;
+    }
+    return LocatedStatuses.relocate(listing, status -> support.blockLocations(makeQualified(status.getPath()), status, 0, status.getLen()));
   }
 
   private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -79,6 +80,28 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
       return super.openFileWithOptions(path, parameters);
     }
     return support.openFile(makeQualified(path), parameters, OPEN_FILE_KEYS, super::getFileStatus, this::openSource);
+  }
+
+  /**
+   * With a cluster manager: one location per {@code rubix.cache.filesplit.size} split, on the cache
+   * nodes that own it (S3A's listings, {@code listLocatedStatus} and {@code listFiles}, ask this method
+   * for their locations). Without one: S3A's own.
+   */
+  @Override
+  public BlockLocation[] getFileBlockLocations(FileStatus file, long start, long len) throws IOException {
+    if (file == null) {
+      return null;
+    }
+    BlockLocation[] located = support == null ? null : support.blockLocations(makeQualified(file.getPath()), file, start, len);
+    return located != null ? located : super.getFileBlockLocations(file, start, len);
+  }
+
+  @Override
+  public BlockLocation[] getFileBlockLocations(Path path, long start, long len) throws IOException {
+    if (support == null || support.locality() == null) {
+      return super.getFileBlockLocations(path, start, len);
+    }
+    return getFileBlockLocations(getFileStatus(path), start, len);
   }
 
   private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {

@@ -2,17 +2,24 @@ package io.rubix.hadoop;
 
 import io.rubix.core.CacheEngine;
 import io.rubix.core.client.ClientConfig;
+import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.cluster.Rendezvous;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.Source;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.cluster.ClusterNode;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Options;
@@ -39,10 +46,12 @@ final class CachingSupport implements Closeable {
 
   private final CacheEngine engine;
   private final StatusTracker tracker;
+  private final ClusterLocality locality;
 
-  private CachingSupport(CacheEngine engine, StatusTracker tracker) {
+  private CachingSupport(CacheEngine engine, StatusTracker tracker, ClusterLocality locality) {
     this.engine = engine;
     this.tracker = tracker;
+    this.locality = locality;
   }
 
   /** Caching for the file system at {@code uri}, or null when {@code rubix.cache.enabled=false}. */
@@ -54,11 +63,60 @@ final class CachingSupport implements Closeable {
     }
     String name = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
     ClientConfig clientConfig = ClientConfig.from(conf);
-    return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener), new StatusTracker(config));
+    ClusterLocality locality = ClusterLocality.create(conf);
+    try {
+      BlockAdmission admission = locality == null ? BlockAdmission.ALL : locality;
+      return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener, admission), new StatusTracker(config), locality);
+    } catch (RuntimeException e) {
+      if (locality != null) {
+        locality.close();
+      }
+      throw e;
+    }
   }
 
   CacheEngine engine() {
     return engine;
+  }
+
+  /** Split ownership, or null with {@code rubix.cluster.manager=none}. */
+  ClusterLocality locality() {
+    return locality;
+  }
+
+  /**
+   * One location per split of {@code rubix.cache.filesplit.size} that overlaps {@code [start, start + len)}
+   * of the file, with the split's preferred cache nodes as hosts; null when the wrapped file system
+   * should answer instead (no cluster manager, no node known yet, a directory).
+   */
+  BlockLocation[] blockLocations(Path qualified, FileStatus status, long start, long len) {
+    if (start < 0 || len < 0) {
+      throw new IllegalArgumentException("Invalid start or len parameter: start " + start + ", len " + len + " for " + qualified);
+    }
+    if (locality == null || !status.isFile() || locality.view().isEmpty()) {
+      return null;
+    }
+    long fileLength = status.getLen();
+    if (fileLength <= start) {
+      return new BlockLocation[0];
+    }
+    long splitSize = locality.splitSize();
+    long end = len == 0 ? start + 1 : Math.min(fileLength, start + Math.min(len, Long.MAX_VALUE - start));
+    long first = start / splitSize;
+    long last = (end - 1) / splitSize;
+    long pathHash = Rendezvous.pathHash(qualified.toString());
+    List<BlockLocation> locations = new ArrayList<>();
+    for (long split = first; split <= last; split++) {
+      List<ClusterNode> owners = locality.owners(pathHash, split);
+      if (owners.isEmpty()) {
+        return null;
+      }
+      String[] hosts = owners.stream().map(ClusterNode::host).toArray(String[]::new);
+      String[] names = owners.stream().map(ClusterNode::name).toArray(String[]::new);
+      long offset = split * splitSize;
+      locations.add(new BlockLocation(names, hosts, offset, Math.min(splitSize, fileLength - offset)));
+    }
+    return locations.toArray(BlockLocation[]::new);
   }
 
   /**
@@ -110,6 +168,12 @@ final class CachingSupport implements Closeable {
 
   @Override
   public void close() throws IOException {
-    engine.close();
+    try {
+      engine.close();
+    } finally {
+      if (locality != null) {
+        locality.close();
+      }
+    }
   }
 }

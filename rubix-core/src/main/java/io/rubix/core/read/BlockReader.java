@@ -52,8 +52,15 @@ public final class BlockReader {
   private final Executor fetchExecutor;
   private final Executor writeExecutor;
   private final InFlightBuffers inFlight = new InFlightBuffers();
+  private final BlockAdmission admission;
 
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor) {
+    this(config, service, store, fetchExecutor, writeExecutor, BlockAdmission.ALL);
+  }
+
+  public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor,
+      BlockAdmission admission) {
+    this.admission = requireNonNull(admission, "admission is null");
     this.config = requireNonNull(config, "config is null");
     this.service = requireNonNull(service, "service is null");
     this.store = requireNonNull(store, "store is null");
@@ -221,7 +228,37 @@ public final class BlockReader {
     return true;
   }
 
+  /** Acquires and reads blocks {@code [first, end)}; blocks this node does not admit are read from the source, uncached. */
   private void acquireAndRead(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
+    if (admission == BlockAdmission.ALL) {
+      acquireAdmittedAndRead(s, first, end, position, part);
+      return;
+    }
+    int b = first;
+    while (b < end) {
+      boolean admitted = admits(s, b);
+      int runEnd = b + 1;
+      while (runEnd < end && admits(s, runEnd) == admitted) {
+        runEnd++;
+      }
+      long from = Math.max(position, (long) b * blockSize);
+      long to = Math.min(position + part.remaining(), (long) runEnd * blockSize);
+      ByteBuffer slice = part.slice((int) (from - position), (int) (to - from));
+      if (admitted) {
+        acquireAdmittedAndRead(s, b, runEnd, from, slice);
+      } else {
+        readSource(s, from, slice);
+        s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, to - from);
+      }
+      b = runEnd;
+    }
+  }
+
+  private boolean admits(ReadSession s, int block) {
+    return admission.admits(s.version.path(), (long) block * blockSize);
+  }
+
+  private void acquireAdmittedAndRead(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
     BlockRange lease;
     try {
       lease = service.acquire(s.version, first, end);
@@ -423,6 +460,22 @@ public final class BlockReader {
   }
 
   private void readAhead(ReadSession s, int first, int end) {
+    // only admitted blocks are read ahead: the others would be fetched into a cache that does not keep them
+    int b = first;
+    while (b < end) {
+      boolean admitted = admission == BlockAdmission.ALL || admits(s, b);
+      int runEnd = b + 1;
+      while (runEnd < end && (admission == BlockAdmission.ALL || admits(s, runEnd) == admitted)) {
+        runEnd++;
+      }
+      if (admitted) {
+        readAheadAdmitted(s, b, runEnd);
+      }
+      b = runEnd;
+    }
+  }
+
+  private void readAheadAdmitted(ReadSession s, int first, int end) {
     BlockRange lease;
     try {
       lease = service.acquire(s.version, first, end);

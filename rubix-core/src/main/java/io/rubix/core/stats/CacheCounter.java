@@ -17,7 +17,9 @@ public enum CacheCounter {
   FALLBACK_CHECKSUM("rubix_fallback_checksum_mismatch"),
   FALLBACK_METADATA("rubix_fallback_metadata_error"),
   FALLBACK_NO_SPACE("rubix_fallback_no_space"),
-  FALLBACK_INFLIGHT("rubix_fallback_inflight_timeout");
+  FALLBACK_INFLIGHT("rubix_fallback_inflight_timeout"),
+  /** Bytes of blocks this node does not own (rubix.cache.admission=owner-only), read from the source and not cached. */
+  NON_OWNER_SOURCE_BYTES("rubix_non_owner_source_bytes");
 
   private final String statisticName;
 

@@ -29,7 +29,7 @@ public final class BookKeeperKeys {
   public static final ConfigKey METRICS_PORT = new ConfigKey("rubix.bookkeeper.metrics.port", "8897",
       "Port of the BookKeeper's Prometheus text endpoint /metrics (bound like the Thrift port; -1 disables, 0 picks a free port).");
   public static final ConfigKey NODE_ID = new ConfigKey("rubix.cluster.node.id", null,
-      "Stable identity of this node; defaults to the host name.");
+      "Stable identity of this node in the cache cluster: the id=... of its entry in the cluster node list. Unset: the node is the listed entry whose id or host is any of its host names, canonical host name or interface addresses.");
 
   private BookKeeperKeys() {}
 

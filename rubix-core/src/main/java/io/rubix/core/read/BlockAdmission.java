@@ -1,0 +1,18 @@
+package io.rubix.core.read;
+
+/**
+ * Decides which missing blocks this node caches. A block it does not admit is read from the source
+ * for the caller and not cached (counted as {@code rubix_non_owner_source_bytes}); blocks that are
+ * already cached are served from the cache either way.
+ */
+@FunctionalInterface
+public interface BlockAdmission {
+  /** Caches every block. */
+  BlockAdmission ALL = (path, offset) -> true;
+
+  /**
+   * Whether this node caches the block of {@code path} (the version's fully qualified path) that
+   * starts at byte {@code offset}. Called on the read path: must answer from memory, never block.
+   */
+  boolean admits(String path, long offset);
+}
