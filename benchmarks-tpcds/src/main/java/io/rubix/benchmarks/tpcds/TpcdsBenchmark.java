@@ -270,21 +270,24 @@ public final class TpcdsBenchmark {
     return conf;
   }
 
+  /** The jar or class directory {@code type} was loaded from. */
+  private static Path codeLocation(Class<?> type) {
+    try {
+      return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   private S3ServerProcess startServer() throws IOException {
-    String lib = System.getProperty("rubix.s3server.lib", Path.of("benchmarks-tpcds", "target", "s3server-lib").toString());
+    String lib = System.getProperty("rubix.s3server.lib", codeLocation(TpcdsBenchmark.class).resolveSibling("s3server-lib").toString());
     Path s3proxy;
     try (Stream<Path> jars = Files.list(Path.of(lib))) {
       s3proxy = jars.filter(p -> p.getFileName().toString().startsWith("s3proxy")).findFirst()
           .orElseThrow(() -> new IllegalStateException("No s3proxy jar in " + lib + " (build with ./mvnw -B -q package -pl benchmarks-tpcds -am -DskipTests)"));
     }
-    Path testing;
-    try {
-      testing = Path.of(S3ServerMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
     Files.createDirectories(options.dataDir());
-    return S3ServerProcess.start(List.of(s3proxy, testing), List.of("--dir", options.dataDir().toString()),
+    return S3ServerProcess.start(List.of(s3proxy, codeLocation(S3ServerMain.class)), List.of("--dir", options.dataDir().toString()),
         options.cacheDir().resolveSibling("s3server.log"));
   }
 }
