@@ -19,7 +19,25 @@ enum BenchmarkConfiguration {
       "rubix.cache.enabled", "true")),
   RUBIX_WARM("rubix-warm", "S3A through RubiX, cache warmed by one untimed run", true, Map.of(
       "fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem",
-      "rubix.cache.enabled", "true"));
+      "rubix.cache.enabled", "true")),
+  ALLUXIO_WARM("alluxio-warm", "S3A (classic stream, random reads) through Alluxio 2.9.6 LocalCacheFileSystem, 1 MiB pages, warmed by one untimed run",
+      false, Map.of(
+      "fs.s3a.impl", "io.rubix.benchmarks.tpcds.alluxio.AlluxioS3AFileSystem",
+      "fs.s3a.input.stream.type", "classic",
+      "fs.s3a.experimental.input.fadvise", "random",
+      "alluxio.user.client.cache.enabled", "true",
+      "alluxio.user.client.cache.size", "4GB",
+      "alluxio.user.client.cache.page.size", "1MB"));
+
+  /** Whether the timed runs follow one untimed run of every query. */
+  boolean warmedUp() {
+    return this == RUBIX_WARM || this == ALLUXIO_WARM;
+  }
+
+  /** A direct S3A stream (no cache); these start each query with new file system instances. */
+  boolean direct() {
+    return !rubix && this != ALLUXIO_WARM;
+  }
 
   private final String label;
   private final String description;
