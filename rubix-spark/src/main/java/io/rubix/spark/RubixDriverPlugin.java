@@ -1,0 +1,95 @@
+package io.rubix.spark;
+
+import io.rubix.spi.config.BookKeeperKeys;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.plugin.DriverPlugin;
+import org.apache.spark.api.plugin.PluginContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerExecutorRemoved;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Driver side of {@link RubixPlugin}: points the session's caching file systems at the executors'
+ * BookKeepers and keeps the list of executor hosts, published as the Hadoop key {@value #NODES_KEY}
+ * of the SparkContext's Hadoop configuration (comma-separated, sorted) and, when
+ * {@value #NODES_FILE} is set, as a file with one host per line (replaced atomically).
+ */
+final class RubixDriverPlugin implements DriverPlugin {
+  /** Hadoop key the driver publishes the executor hosts under. */
+  static final String NODES_KEY = "rubix.cluster.nodes";
+  /** Spark key: a file the driver keeps the executor hosts in. */
+  static final String NODES_FILE = "spark.rubix.nodes.file";
+
+  private static final Logger LOG = LoggerFactory.getLogger(RubixDriverPlugin.class);
+
+  private final Map<String, ExecutorRegistration> executors = new ConcurrentHashMap<>();
+  private Configuration hadoopConf;
+  private Path nodesFile;
+
+  @Override
+  public Map<String, String> init(SparkContext context, PluginContext pluginContext) {
+    hadoopConf = context.hadoopConfiguration();
+    String mode = SparkHadoopConf.PREFIX + BookKeeperKeys.EMBEDDED_MODE.name();
+    if (!context.getConf().contains(mode)) {
+      hadoopConf.set(BookKeeperKeys.EMBEDDED_MODE.name(), "false");
+    }
+    if (context.getConf().contains(NODES_FILE)) {
+      nodesFile = Path.of(context.getConf().get(NODES_FILE));
+    }
+    context.addSparkListener(new SparkListener() {
+      @Override
+      public void onExecutorRemoved(SparkListenerExecutorRemoved removed) {
+        if (executors.remove(removed.executorId()) != null) {
+          publish();
+        }
+      }
+    });
+    return Collections.emptyMap();
+  }
+
+  @Override
+  public Object receive(Object message) {
+    if (message instanceof ExecutorRegistration registration) {
+      LOG.info("RubiX executor {} on {} uses BookKeeper port {} ({})", registration.executorId(), registration.host(),
+          registration.bookKeeperPort(), registration.embedded() ? "embedded" : "node daemon");
+      executors.put(registration.executorId(), registration);
+      publish();
+    }
+    return null;
+  }
+
+  /** The hosts of the executors currently registered, sorted, without duplicates. */
+  List<String> hosts() {
+    TreeSet<String> hosts = new TreeSet<>();
+    executors.values().forEach(e -> hosts.add(e.host()));
+    return List.copyOf(hosts);
+  }
+
+  private synchronized void publish() {
+    List<String> hosts = hosts();
+    hadoopConf.set(NODES_KEY, String.join(",", hosts));
+    if (nodesFile != null) {
+      try {
+        Path parent = nodesFile.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        Path temp = Files.createTempFile(parent, ".rubix-nodes", ".tmp");
+        Files.write(temp, hosts, StandardCharsets.UTF_8);
+        Files.move(temp, nodesFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        LOG.warn("Could not write the RubiX executor host list to {}", nodesFile, e);
+      }
+    }
+  }
+}

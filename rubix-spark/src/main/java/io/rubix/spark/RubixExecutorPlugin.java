@@ -1,0 +1,91 @@
+package io.rubix.spark;
+
+import io.rubix.bookkeeper.BookKeeper;
+import io.rubix.bookkeeper.BookKeeperConfig;
+import io.rubix.core.client.BookKeeperClient;
+import io.rubix.core.client.ClientConfig;
+import io.rubix.core.config.ConfigReader;
+import io.rubix.spi.config.CacheKeys;
+import io.rubix.spi.thrift.TServiceInfo;
+import java.io.IOException;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.api.plugin.ExecutorPlugin;
+import org.apache.spark.api.plugin.PluginContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Executor side of {@link RubixPlugin}: uses the node's BookKeeper daemon when one answers, otherwise
+ * starts one in this JVM on the configured port (a second executor of the node then finds it and
+ * shares it). A failure here never fails the executor: the file systems then read from the source
+ * (or cache in-process, in embedded mode).
+ */
+final class RubixExecutorPlugin implements ExecutorPlugin {
+  private static final Logger LOG = LoggerFactory.getLogger(RubixExecutorPlugin.class);
+
+  private BookKeeper started;
+
+  @Override
+  public void init(PluginContext context, Map<String, String> extraConf) {
+    Configuration conf = SparkHadoopConf.from(context.conf());
+    extraConf.forEach(conf::set);
+    ClientConfig client = ClientConfig.from(conf);
+    int port = client.port();
+    boolean embedded = false;
+    try {
+      TServiceInfo info = probe(client, blockSize(conf));
+      if (info != null) {
+        LOG.info("Executor {} uses the BookKeeper {} at {}:{}", context.executorID(), info.getNodeId(), client.host(), port);
+      } else {
+        started = startBookKeeper(conf, client);
+        if (started != null) {
+          port = started.port();
+          embedded = true;
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("RubiX could not reach or start a BookKeeper on executor {}; reads go to the source", context.executorID(), e);
+    }
+    try {
+      context.send(new ExecutorRegistration(context.executorID(), context.hostname(), port, embedded));
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not register executor {} with the RubiX driver plugin", context.executorID(), e);
+    }
+  }
+
+  /** The BookKeeper answering on the configured host and port, or null when none does. */
+  static TServiceInfo probe(ClientConfig client, int blockSize) {
+    try (BookKeeperClient probe = new BookKeeperClient(client, blockSize, System::nanoTime)) {
+      return probe.info();
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static int blockSize(Configuration conf) {
+    return (int) new ConfigReader(conf).getBytes(CacheKeys.BLOCK_SIZE, 4096, Integer.MAX_VALUE);
+  }
+
+  private static BookKeeper startBookKeeper(Configuration conf, ClientConfig client) {
+    BookKeeperConfig config = BookKeeperConfig.from(conf);
+    try {
+      return BookKeeper.start(config);
+    } catch (IOException e) {
+      // another executor of this node may have started one meanwhile
+      if (probe(client, config.cache().blockSize()) != null) {
+        LOG.info("Another JVM of this node started the BookKeeper on port {}; using it", client.port());
+        return null;
+      }
+      throw new java.io.UncheckedIOException("Starting the embedded BookKeeper on port " + config.port() + " failed", e);
+    }
+  }
+
+  @Override
+  public void shutdown() {
+    if (started != null) {
+      started.close();
+      started = null;
+    }
+  }
+}
