@@ -209,6 +209,10 @@ public final class TpcdsBenchmark {
     configuration.hadoopSettings().forEach((key, value) -> spark.conf().set(key, value));
     if (!configuration.rubix()) {
       spark.conf().set("rubix.cache.enabled", "false");
+    } else {
+      // tuning runs: -Drubix.<key>=<value> on the java command line reaches the RubiX configurations
+      System.getProperties().stringPropertyNames().stream().filter(key -> key.startsWith("rubix.") && !key.startsWith("rubix.s3server."))
+          .forEach(key -> spark.conf().set(key, System.getProperty(key)));
     }
     if (configuration == BenchmarkConfiguration.ALLUXIO_WARM) {
       Path alluxio = options.cacheDir().resolve("alluxio");
