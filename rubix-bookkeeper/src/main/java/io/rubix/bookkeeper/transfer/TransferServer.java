@@ -26,7 +26,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * a peer names, straight from the cache file with {@link FileChannel#transferTo}. One request per
  * connection, handled by a small bounded pool; a connection beyond it is closed at once. A request
  * only reads blocks its version's metadata says are cached; a malformed one gets BAD_REQUEST, a
- * connection that stalls is closed after the timeout.
+ * connection whose reads stall is closed after the timeout, and every connection is closed at the
+ * latest after max(10s, 5 x timeout), so a peer that stops reading cannot hold a worker.
  */
 public final class TransferServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(TransferServer.class);
@@ -51,6 +55,8 @@ public final class TransferServer implements Closeable {
   private final ServerSocketChannel listener;
   private final ThreadPoolExecutor workers;
   private final Thread acceptor;
+  private final ScheduledExecutorService watchdog;
+  private final long connectionDeadlineMillis;
   private final AtomicLong bytesServed = new AtomicLong();
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
@@ -75,6 +81,12 @@ public final class TransferServer implements Closeable {
       return t;
     });
     workers.allowCoreThreadTimeOut(true);
+    this.connectionDeadlineMillis = Math.max(10_000L, 5L * timeoutMillis);
+    this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "rubix-transfer-watchdog-" + listenPort);
+      t.setDaemon(true);
+      return t;
+    });
     this.acceptor = new Thread(this::accept, "rubix-transfer-accept-" + listenPort);
     acceptor.setDaemon(true);
     acceptor.start();
@@ -126,6 +138,8 @@ public final class TransferServer implements Closeable {
   }
 
   private void serve(SocketChannel channel) {
+    // blocking writes have no timeout: a peer that stops reading (or trickles its request) loses its connection at the deadline
+    ScheduledFuture<?> deadline = watchdog.schedule(() -> closeQuietly(channel), connectionDeadlineMillis, TimeUnit.MILLISECONDS);
     try (channel) {
       channel.socket().setSoTimeout(timeoutMillis);
       channel.socket().setTcpNoDelay(true);
@@ -151,6 +165,8 @@ public final class TransferServer implements Closeable {
       if (!closed) {
         LOG.debug("Block-transfer connection failed", e);
       }
+    } finally {
+      deadline.cancel(false);
     }
   }
 
@@ -243,6 +259,7 @@ public final class TransferServer implements Closeable {
       LOG.debug("Closing the block-transfer listener failed", e);
     }
     workers.shutdownNow();
+    watchdog.shutdownNow();
     try {
       acceptor.join(TimeUnit.SECONDS.toMillis(5));
       workers.awaitTermination(5, TimeUnit.SECONDS);
