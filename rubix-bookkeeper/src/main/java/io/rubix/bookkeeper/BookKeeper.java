@@ -182,6 +182,8 @@ public final class BookKeeper implements AutoCloseable {
       values.put("rubix_transfer_requests", transfer.requests());
       values.put("rubix_transfer_bytes_served", transfer.bytesServed());
       values.put("rubix_transfer_refused_connections", transfer.refused());
+      values.put("rubix_transfer_bad_requests", transfer.badRequests());
+      values.put("rubix_transfer_unauthorized_requests", transfer.unauthorized());
     }
     return values;
   }

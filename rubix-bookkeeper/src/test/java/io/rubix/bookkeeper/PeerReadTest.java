@@ -284,6 +284,7 @@ class PeerReadTest {
     assertThat(exchange(2, TransferProtocol.encode(request, null))).isEqualTo(TransferProtocol.Status.UNAUTHORIZED);
     assertThat(exchange(2, TransferProtocol.encode(request, "right".getBytes(java.nio.charset.StandardCharsets.UTF_8))))
         .isEqualTo(TransferProtocol.Status.OK);
+    assertThat(bookKeepers.get(1).stats().get("rubix_transfer_unauthorized_requests")).isGreaterThanOrEqualTo(2);
   }
 
   @Test
@@ -327,6 +328,7 @@ class PeerReadTest {
     exchangeQuietly(2, java.util.Arrays.copyOf(valid, valid.length / 2));
 
     assertThat(exchange(2, valid)).isEqualTo(TransferProtocol.Status.OK);
+    assertThat(bookKeepers.get(1).stats().get("rubix_transfer_bad_requests")).isGreaterThanOrEqualTo(4);
     s3.store().reset();
     CacheStats stats = read(clientConf(1, null), path, data);
     assertThat(stats.get(CacheCounter.PEER_BYTES)).isEqualTo(notOwnedBy(1, owners));

@@ -60,6 +60,8 @@ public final class TransferServer implements Closeable {
   private final AtomicLong bytesServed = new AtomicLong();
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
+  private final AtomicLong badRequests = new AtomicLong();
+  private final AtomicLong unauthorized = new AtomicLong();
   private volatile boolean closed;
 
   public TransferServer(CacheMetadataService service, String bindAddress, int port, String secret, Duration timeout, int threads) throws IOException {
@@ -110,6 +112,16 @@ public final class TransferServer implements Closeable {
     return refused.get();
   }
 
+  /** Requests answered BAD_REQUEST (malformed, out of bounds, wrong block size). */
+  public long badRequests() {
+    return badRequests.get();
+  }
+
+  /** Requests refused for a missing or wrong MAC. */
+  public long unauthorized() {
+    return unauthorized.get();
+  }
+
   private void accept() {
     while (!closed) {
       SocketChannel channel;
@@ -149,12 +161,15 @@ public final class TransferServer implements Closeable {
         received = TransferProtocol.decode(in, secret);
       } catch (TransferProtocol.ProtocolException | IllegalArgumentException e) {
         LOG.debug("Bad block-transfer request from {}: {}", channel.getRemoteAddress(), e.getMessage());
+        badRequests.incrementAndGet();
         respond(channel, Status.BAD_REQUEST);
         return;
       }
       requests.incrementAndGet();
       if (!received.authorized()) {
-        LOG.warn("Block-transfer request from {} without a valid MAC refused", channel.getRemoteAddress());
+        // counted, not logged at warn: a scanner must not flood the log
+        LOG.debug("Block-transfer request from {} without a valid MAC refused", channel.getRemoteAddress());
+        unauthorized.incrementAndGet();
         respond(channel, Status.UNAUTHORIZED);
         return;
       }
@@ -175,6 +190,7 @@ public final class TransferServer implements Closeable {
     int first = request.firstBlock();
     int end = first + request.blockCount();
     if (request.blockSize() != service.blockSize()) {
+      badRequests.incrementAndGet();
       respond(channel, Status.BAD_REQUEST);
       return;
     }
@@ -182,6 +198,7 @@ public final class TransferServer implements Closeable {
     try {
       status = service.status(version, first, end);
     } catch (IllegalArgumentException e) {
+      badRequests.incrementAndGet();
       respond(channel, Status.BAD_REQUEST);
       return;
     } catch (IOException | RuntimeException e) {
