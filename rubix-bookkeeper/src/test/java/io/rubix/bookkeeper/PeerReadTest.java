@@ -225,6 +225,18 @@ class PeerReadTest {
     assertThat(stats.get(CacheCounter.FALLBACK_PEER)).isZero();
     assertThat(stats.get(CacheCounter.NON_OWNER_SOURCE_BYTES)).isZero();
 
+    // small sequential reads: each block crosses from its owner once
+    long servedBefore = transferBytesServed();
+    try (FileSystem fs = fs(clientConf(1, "s3cret")); InputStream in = fs.open(new org.apache.hadoop.fs.Path(path))) {
+      java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+      byte[] buffer = new byte[10_000];
+      for (int n; (n = in.read(buffer)) > 0; ) {
+        all.write(buffer, 0, n);
+      }
+      assertThat(all.toByteArray()).isEqualTo(data);
+    }
+    assertThat(transferBytesServed() - servedBefore).isEqualTo(notOwnedBy(1, owners));
+
     // differential: random ranges through peers equal the source's bytes
     Random random = new Random(7);
     try (FileSystem fs = fs(clientConf(3, "s3cret")); FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(path))) {
@@ -333,6 +345,10 @@ class PeerReadTest {
     CacheStats stats = read(clientConf(1, null), path, data);
     assertThat(stats.get(CacheCounter.PEER_BYTES)).isEqualTo(notOwnedBy(1, owners));
     assertThat(s3.store().gets()).isZero();
+  }
+
+  private long transferBytesServed() {
+    return bookKeepers.stream().mapToLong(bk -> bk.stats().get("rubix_transfer_bytes_served")).sum();
   }
 
   private static int firstBlockOf(int node, int[] owners) {

@@ -52,6 +52,7 @@ public final class PeerClient implements PeerReader {
   public Result read(ObjectVersion version, int blockSize, int first, int end, long position, ByteBuffer dst) {
     long limit = position + dst.remaining();
     long served = 0;
+    PeerBlock last = null;
     int b = first;
     while (b < end) {
       ClusterNode owner = peerOf(version.path(), (long) b * blockSize);
@@ -63,21 +64,21 @@ public final class PeerClient implements PeerReader {
         groupEnd++;
       }
       try {
-        fetch(owner, version, blockSize, b, groupEnd, position, dst);
+        last = fetch(owner, version, blockSize, b, groupEnd, position, dst);
       } catch (NotCachedException e) {
         LOG.debug("Blocks [{}, {}) of {} are not cached on {}", b, groupEnd, version.path(), owner.id());
-        return new Result(served, true);
+        return new Result(served, true, last);
       } catch (IOException | RuntimeException e) {
         long until = nanoTime.getAsLong() + config.skipDuration().toNanos();
         skippedUntil.put(owner.id(), until);
         LOG.warn("Peer read of blocks [{}, {}) of {} from {}:{} failed; skipping that peer for {}: {}", b, groupEnd, version.path(), owner.host(),
             config.port(), config.skipDuration(), e.toString());
-        return new Result(served, true);
+        return new Result(served, true, last);
       }
       served = Math.min(limit, (long) groupEnd * blockSize) - position;
       b = groupEnd;
     }
-    return new Result(served, false);
+    return new Result(served, false, last);
   }
 
   /** The owner of the split holding {@code offset}, or null when it is this node, unknown or skipped. */
@@ -96,7 +97,8 @@ public final class PeerClient implements PeerReader {
     return owner.get();
   }
 
-  private void fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, long position, ByteBuffer dst) throws IOException {
+  /** Fetches blocks {@code [first, end)} from {@code owner} into {@code dst}; returns the last of them. */
+  private PeerBlock fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, long position, ByteBuffer dst) throws IOException {
     byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version, blockSize, first, end - first), secret);
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(owner.host(), config.port()), timeoutMillis);
@@ -130,6 +132,10 @@ public final class PeerClient implements PeerReader {
       long limit = position + dst.remaining();
       for (int i = 0; i < count; i++) {
         int b = first + i;
+        if (i == count - 1 && count > 1) {
+          // the buffer handed back as the last block is never the one reused for the others
+          block = new byte[lengths[i]];
+        }
         in.readFully(block, 0, lengths[i]);
         CRC32C crc = new CRC32C();
         crc.update(block, 0, lengths[i]);
@@ -143,6 +149,7 @@ public final class PeerClient implements PeerReader {
           dst.put(dst.position() + (int) (from - position), block, (int) (from - blockStart), (int) (to - from));
         }
       }
+      return new PeerBlock(version, end - 1, block, lengths[count - 1]);
     }
   }
 

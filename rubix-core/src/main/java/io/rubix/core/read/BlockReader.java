@@ -267,12 +267,26 @@ public final class BlockReader {
     int length = part.remaining();
     long served = 0;
     if (peers != null) {
-      PeerReader.Result result = peers.read(s.version, blockSize, first, end, position, part);
-      served = result.bytes();
-      s.stats.add(CacheCounter.PEER_BYTES, served);
-      if (result.failed()) {
-        s.stats.add(CacheCounter.FALLBACK_PEER, 1);
+      PeerReader.PeerBlock last = s.lastPeerBlock;
+      if (last != null && last.block() == first && last.version().equals(s.version)) {
+        // the rest of a block the previous read received from its owner
+        long blockStart = (long) first * blockSize;
+        served = Math.min(length, blockStart + last.length() - position);
+        part.put(part.position(), last.bytes(), (int) (position - blockStart), (int) served);
       }
+      if (served < length) {
+        int from = block(position + served);
+        PeerReader.Result result = peers.read(s.version, blockSize, from, end, position + served,
+            part.slice(part.position() + (int) served, length - (int) served));
+        served += result.bytes();
+        if (result.last() != null) {
+          s.lastPeerBlock = result.last();
+        }
+        if (result.failed()) {
+          s.stats.add(CacheCounter.FALLBACK_PEER, 1);
+        }
+      }
+      s.stats.add(CacheCounter.PEER_BYTES, served);
     }
     if (served < length) {
       readSource(s, position + served, part.slice(part.position() + (int) served, length - (int) served));
