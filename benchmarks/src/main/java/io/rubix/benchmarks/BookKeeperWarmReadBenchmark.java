@@ -78,6 +78,7 @@ public class BookKeeperWarmReadBenchmark {
           daemon.set("rubix.network.bookkeeper.bind.address", "127.0.0.1");
           daemon.set("rubix.network.bookkeeper.server.port", "0");
           daemon.set("rubix.bookkeeper.metrics.port", "-1");
+          daemon.set("rubix.network.transfer.server.port", "-1");
           daemon.set("rubix.cluster.node.id", "bench");
           BookKeeperBench.applySystemProperties(daemon);
           bookKeeper = BookKeeper.start(BookKeeperConfig.from(daemon));

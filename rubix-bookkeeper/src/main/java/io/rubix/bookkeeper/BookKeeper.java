@@ -7,9 +7,11 @@ import io.rubix.bookkeeper.server.BookKeeperHandler;
 import io.rubix.bookkeeper.server.FrameDeadlineServerSocket;
 import io.rubix.bookkeeper.server.InlineCallServer;
 import io.rubix.bookkeeper.server.ServerCounters;
+import io.rubix.bookkeeper.transfer.TransferServer;
 import io.rubix.core.metadata.DiskCapacity;
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.peer.PeerConfig;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TServiceInfo;
@@ -52,6 +54,7 @@ public final class BookKeeper implements AutoCloseable {
   private final TThreadedSelectorServer server;
   private final Thread serverThread;
   private final MetricsEndpoint metrics;
+  private final TransferServer transfer;
   private final ObjectName beanName;
   private final long startedAt = System.currentTimeMillis();
 
@@ -89,10 +92,28 @@ public final class BookKeeper implements AutoCloseable {
     this.serverThread = new Thread(server::serve, "rubix-bookkeeper-" + socket.getPort());
     serverThread.setDaemon(true);
     serverThread.start();
-    this.metrics = config.metricsPort() >= 0 ? new MetricsEndpoint(config.bindAddress(), config.metricsPort(), this::samples) : null;
+    PeerConfig peer = config.transfer();
+    TransferServer transferServer = null;
+    MetricsEndpoint metricsEndpoint = null;
+    try {
+      transferServer = peer.port() >= 0
+          ? new TransferServer(service, config.bindAddress(), peer.port(), peer.secret(), peer.timeout(), peer.serverThreads())
+          : null;
+      metricsEndpoint = config.metricsPort() >= 0 ? new MetricsEndpoint(config.bindAddress(), config.metricsPort(), this::samples) : null;
+    } catch (IOException | RuntimeException e) {
+      if (transferServer != null) {
+        transferServer.close();
+      }
+      server.stop();
+      socket.close();
+      service.close();
+      throw e;
+    }
+    this.transfer = transferServer;
+    this.metrics = metricsEndpoint;
     this.beanName = registerBean();
-    LOG.info("BookKeeper {} listening on {}:{} (metrics port {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
-        metrics == null ? "off" : metrics.port(), roots);
+    LOG.info("BookKeeper {} listening on {}:{} (metrics port {}, transfer port {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
+        metrics == null ? "off" : metrics.port(), transfer == null ? "off" : transfer.port(), roots);
   }
 
   /**
@@ -134,6 +155,11 @@ public final class BookKeeper implements AutoCloseable {
     return metrics == null ? -1 : metrics.port();
   }
 
+  /** The data-transfer port peers read cached blocks from, or -1 when it is off. */
+  public int transferPort() {
+    return transfer == null ? -1 : transfer.port();
+  }
+
   public InProcessMetadataService service() {
     return service;
   }
@@ -152,6 +178,13 @@ public final class BookKeeper implements AutoCloseable {
     values.put("rubix_cache_evictions", usage.evictions());
     values.put("rubix_cache_recovered_blocks", service.recoveredBlocks());
     values.put("rubix_bookkeeper_started_at_millis", startedAt);
+    if (transfer != null) {
+      values.put("rubix_transfer_requests", transfer.requests());
+      values.put("rubix_transfer_bytes_served", transfer.bytesServed());
+      values.put("rubix_transfer_refused_connections", transfer.refused());
+      values.put("rubix_transfer_bad_requests", transfer.badRequests());
+      values.put("rubix_transfer_unauthorized_requests", transfer.unauthorized());
+    }
     return values;
   }
 
@@ -207,6 +240,9 @@ public final class BookKeeper implements AutoCloseable {
 
   @Override
   public void close() {
+    if (transfer != null) {
+      transfer.close();
+    }
     server.stop();
     socket.close();
     try {

@@ -5,16 +5,18 @@ import static java.util.Objects.requireNonNull;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.InvalidConfigException;
+import io.rubix.core.peer.PeerConfig;
 import io.rubix.spi.config.BookKeeperKeys;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import org.apache.hadoop.conf.Configuration;
 
-/** The BookKeeper daemon's configuration: the cache it manages and where it listens. */
+/** The BookKeeper daemon's configuration: the cache it manages and where it listens (Thrift, metrics and data-transfer ports). */
 public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, int maxFrameSize, Duration frameTimeout, int workerThreads,
-    int metricsPort, String nodeId) {
+    int metricsPort, String nodeId, PeerConfig transfer) {
   public BookKeeperConfig {
+    requireNonNull(transfer, "transfer is null");
     requireNonNull(cache, "cache is null");
     requireNonNull(frameTimeout, "frameTimeout is null");
     requireNonNull(bindAddress, "bindAddress is null");
@@ -43,6 +45,7 @@ public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, 
         reader.getDuration(BookKeeperKeys.FRAME_TIMEOUT, Duration.ofMillis(100)),
         reader.getInt(BookKeeperKeys.WORKER_THREADS, 1, 1024),
         reader.getInt(BookKeeperKeys.METRICS_PORT, -1, 65535),
-        nodeId);
+        nodeId,
+        PeerConfig.from(conf));
   }
 }

@@ -39,6 +39,7 @@ final class BookKeeperProcess implements AutoCloseable {
     conf.put("rubix.cache.dirs", cacheDir.toString());
     conf.put("rubix.network.bookkeeper.server.port", "0");
     conf.put("rubix.bookkeeper.metrics.port", "0");
+    conf.put("rubix.network.transfer.server.port", "0");
     conf.put("rubix.cluster.node.id", "test-node");
     conf.putAll(settings);
     List<String> args = new ArrayList<>();

@@ -12,6 +12,7 @@ public final class BookKeeperTestSupport {
     conf.set("rubix.cache.dirs", cacheDir.toString());
     conf.set("rubix.network.bookkeeper.server.port", "0");
     conf.set("rubix.bookkeeper.metrics.port", "0");
+    conf.set("rubix.network.transfer.server.port", "0");
     conf.set("rubix.cluster.node.id", "test-node");
     return conf;
   }

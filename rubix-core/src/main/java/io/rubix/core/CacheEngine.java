@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.EmbeddedServices;
+import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.BlockReader;
 import io.rubix.core.read.CachingInputStream;
@@ -51,7 +52,7 @@ public final class CacheEngine implements Closeable {
   private final ObjectName beanName;
 
   private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name,
-      BlockAdmission admission) {
+      BlockAdmission admission, PeerReader peers) {
     this.config = requireNonNull(config, "config is null");
     this.service = requireNonNull(service, "service is null");
     this.serviceRelease = requireNonNull(serviceRelease, "serviceRelease is null");
@@ -63,18 +64,18 @@ public final class CacheEngine implements Closeable {
     this.fetchExecutor = pool("rubix-fetch-" + name, config.fetchThreads());
     this.writeExecutor = pool("rubix-write-" + name, 2);
     this.vectoredExecutor = pool("rubix-vectored-" + name, config.fetchThreads());
-    this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor, admission);
+    this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor, admission, peers);
     this.beanName = config.jmxEnabled() ? register(name) : null;
   }
 
   /** An engine using this JVM's embedded metadata service for the configured cache directories. */
   public static CacheEngine embedded(CacheConfig config, String name, ChannelOpener opener) {
-    return embedded(config, name, opener, BlockAdmission.ALL);
+    return embedded(config, name, opener, BlockAdmission.ALL, null);
   }
 
-  private static CacheEngine embedded(CacheConfig config, String name, ChannelOpener opener, BlockAdmission admission) {
+  private static CacheEngine embedded(CacheConfig config, String name, ChannelOpener opener, BlockAdmission admission, PeerReader peers) {
     EmbeddedServices.Handle handle = EmbeddedServices.acquire(config);
-    return new CacheEngine(config, handle.service(), handle, opener, name, admission);
+    return new CacheEngine(config, handle.service(), handle, opener, name, admission, peers);
   }
 
   /**
@@ -88,16 +89,22 @@ public final class CacheEngine implements Closeable {
   /** {@link #create(CacheConfig, io.rubix.core.client.ClientConfig, String, ChannelOpener)} caching only the blocks {@code admission} admits. */
   public static CacheEngine create(CacheConfig config, io.rubix.core.client.ClientConfig clientConfig, String name, ChannelOpener opener,
       BlockAdmission admission) {
+    return create(config, clientConfig, name, opener, admission, null);
+  }
+
+  /** {@link #create(CacheConfig, io.rubix.core.client.ClientConfig, String, ChannelOpener, BlockAdmission)} reading the blocks it does not admit from {@code peers} (when not null) first. */
+  public static CacheEngine create(CacheConfig config, io.rubix.core.client.ClientConfig clientConfig, String name, ChannelOpener opener,
+      BlockAdmission admission, PeerReader peers) {
     if (clientConfig.embedded()) {
-      return embedded(config, name, opener, admission);
+      return embedded(config, name, opener, admission, peers);
     }
     io.rubix.core.client.BookKeeperClient client = new io.rubix.core.client.BookKeeperClient(clientConfig, config.blockSize(), System::nanoTime);
-    return new CacheEngine(config, client, client::close, opener, name, admission);
+    return new CacheEngine(config, client, client::close, opener, name, admission, peers);
   }
 
   /** An engine using {@code service}, which the caller owns. */
   public static CacheEngine withService(CacheConfig config, CacheMetadataService service, String name, ChannelOpener opener) {
-    return new CacheEngine(config, service, () -> {}, opener, name, BlockAdmission.ALL);
+    return new CacheEngine(config, service, () -> {}, opener, name, BlockAdmission.ALL, null);
   }
 
   public CachingInputStream open(ObjectVersion version, Source source) {

@@ -5,6 +5,9 @@ import io.rubix.core.client.ClientConfig;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.Rendezvous;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.peer.PeerClient;
+import io.rubix.core.peer.PeerConfig;
+import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.Source;
 import io.rubix.core.store.ChannelOpener;
@@ -66,7 +69,9 @@ final class CachingSupport implements Closeable {
     ClusterLocality locality = ClusterLocality.create(conf);
     try {
       BlockAdmission admission = locality == null ? BlockAdmission.ALL : locality;
-      return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener, admission), new StatusTracker(config), locality);
+      PeerConfig peerConfig = PeerConfig.from(conf);
+      PeerReader peers = locality != null && peerConfig.enabled() && peerConfig.port() > 0 ? new PeerClient(peerConfig, locality, System::nanoTime) : null;
+      return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener, admission, peers), new StatusTracker(config), locality);
     } catch (RuntimeException e) {
       if (locality != null) {
         locality.close();

@@ -80,6 +80,7 @@ class SparkS3EndToEndTest {
     settings.put("spark.hadoop.rubix.cache.dirs", cacheDir.toString());
     settings.put("spark.hadoop.rubix.network.bookkeeper.server.port", Integer.toString(bookKeeperPort));
     settings.put("spark.hadoop.rubix.bookkeeper.metrics.port", "-1");
+    settings.put("spark.hadoop.rubix.network.transfer.server.port", "-1");
     settings.put("spark.hadoop.fs.s3a.committer.name", "magic");
     settings.put("spark.hadoop.fs.s3a.committer.magic.enabled", "true");
     settings.put("spark.hadoop.mapreduce.outputcommitter.factory.scheme.s3a", "org.apache.hadoop.fs.s3a.commit.S3ACommitterFactory");

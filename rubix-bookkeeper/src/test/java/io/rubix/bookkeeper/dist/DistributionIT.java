@@ -48,6 +48,7 @@ class DistributionIT {
           <property><name>rubix.cache.max.size</name><value>64m</value></property>
           <property><name>rubix.network.bookkeeper.server.port</name><value>0</value></property>
           <property><name>rubix.bookkeeper.metrics.port</name><value>0</value></property>
+          <property><name>rubix.network.transfer.server.port</name><value>0</value></property>
           <property><name>rubix.cluster.node.id</name><value>dist-node</value></property>
         </configuration>
         """.formatted(cache), UTF_8);

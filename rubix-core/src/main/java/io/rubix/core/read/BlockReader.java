@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.InFlightPolicy;
+import io.rubix.core.peer.PeerReader;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.BlockStore;
 import io.rubix.core.store.CacheCorruptionException;
@@ -53,6 +54,7 @@ public final class BlockReader {
   private final Executor writeExecutor;
   private final InFlightBuffers inFlight = new InFlightBuffers();
   private final BlockAdmission admission;
+  private final PeerReader peers;
 
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor) {
     this(config, service, store, fetchExecutor, writeExecutor, BlockAdmission.ALL);
@@ -60,6 +62,13 @@ public final class BlockReader {
 
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor,
       BlockAdmission admission) {
+    this(config, service, store, fetchExecutor, writeExecutor, admission, null);
+  }
+
+  /** A reader that asks {@code peers} (when not null) first for the blocks {@code admission} does not admit. */
+  public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor,
+      BlockAdmission admission, PeerReader peers) {
+    this.peers = peers;
     this.admission = requireNonNull(admission, "admission is null");
     this.config = requireNonNull(config, "config is null");
     this.service = requireNonNull(service, "service is null");
@@ -247,10 +256,41 @@ public final class BlockReader {
       if (admitted) {
         acquireAdmittedAndRead(s, b, runEnd, from, slice);
       } else {
-        readSource(s, from, slice);
-        s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, to - from);
+        readNotAdmitted(s, b, runEnd, from, slice);
       }
       b = runEnd;
+    }
+  }
+
+  /** Reads blocks {@code [first, end)} this node does not cache: from their owners when peer reads are on, else (and for what they miss) from the source. */
+  private void readNotAdmitted(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
+    int length = part.remaining();
+    long served = 0;
+    if (peers != null) {
+      PeerReader.PeerBlock last = s.lastPeerBlock;
+      if (last != null && last.block() == first && last.version().equals(s.version)) {
+        // the rest of a block the previous read received from its owner
+        long blockStart = (long) first * blockSize;
+        served = Math.min(length, blockStart + last.length() - position);
+        part.put(part.position(), last.bytes(), (int) (position - blockStart), (int) served);
+      }
+      if (served < length) {
+        int from = block(position + served);
+        PeerReader.Result result = peers.read(s.version, blockSize, from, end, position + served,
+            part.slice(part.position() + (int) served, length - (int) served));
+        served += result.bytes();
+        if (result.last() != null) {
+          s.lastPeerBlock = result.last();
+        }
+        if (result.failed()) {
+          s.stats.add(CacheCounter.FALLBACK_PEER, 1);
+        }
+      }
+      s.stats.add(CacheCounter.PEER_BYTES, served);
+    }
+    if (served < length) {
+      readSource(s, position + served, part.slice(part.position() + (int) served, length - (int) served));
+      s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, length - served);
     }
   }
 

@@ -14,6 +14,8 @@ final class ReadSession {
   final int blockCount;
   /** The last status answer, reused while it says the blocks a read needs are cached. */
   volatile BlockRange recentStatus;
+  /** The last block received from a peer (verified), so small reads inside it need no second transfer. */
+  volatile io.rubix.core.peer.PeerReader.PeerBlock lastPeerBlock;
 
   // @GuardedBy("this")
   private long lastReadEnd;

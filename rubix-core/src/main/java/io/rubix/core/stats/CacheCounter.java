@@ -19,7 +19,11 @@ public enum CacheCounter {
   FALLBACK_NO_SPACE("rubix_fallback_no_space"),
   FALLBACK_INFLIGHT("rubix_fallback_inflight_timeout"),
   /** Bytes of blocks this node does not own (rubix.cache.admission=owner-only), read from the source and not cached. */
-  NON_OWNER_SOURCE_BYTES("rubix_non_owner_source_bytes");
+  NON_OWNER_SOURCE_BYTES("rubix_non_owner_source_bytes"),
+  /** Bytes of blocks this node does not own, read from the owner node's cache over its data-transfer port. */
+  PEER_BYTES("rubix_peer_bytes"),
+  /** Peer reads that failed (peer down, timeout, not cached there, bad checksum, refused) and went to the source. */
+  FALLBACK_PEER("rubix_fallback_peer");
 
   private final String statisticName;
 

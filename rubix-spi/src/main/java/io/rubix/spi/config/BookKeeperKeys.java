@@ -31,10 +31,24 @@ public final class BookKeeperKeys {
   public static final ConfigKey NODE_ID = new ConfigKey("rubix.cluster.node.id", null,
       "Stable identity of this node in the cache cluster: the id=... of its entry in the cluster node list. Unset: the node is the listed entry whose id or host is any of its host names, canonical host name or interface addresses.");
 
+  public static final ConfigKey TRANSFER_ENABLED = new ConfigKey("rubix.network.transfer.enabled", "true",
+      "Peer reads: a reader that does not own a split (rubix.cache.admission=owner-only) first asks the owner node's BookKeeper data-transfer port for the split's cached blocks, and reads the source only when that fails.");
+  public static final ConfigKey TRANSFER_SERVER_PORT = new ConfigKey("rubix.network.transfer.server.port", "8898",
+      "Data-transfer port of the BookKeeper, serving cached blocks to peer nodes (bound to rubix.network.bookkeeper.bind.address; the same on every node, since readers connect to this port of the owner's host; 0 picks a free port, for tests; -1 disables the server).");
+  public static final ConfigKey TRANSFER_SECRET = new ConfigKey("rubix.network.transfer.secret", null,
+      "Shared secret of the data-transfer port: when set, every request carries an HMAC-SHA256 of it and the server refuses requests without a valid one (UNAUTHORIZED). Set the same value on every node and reader.");
+  public static final ConfigKey TRANSFER_TIMEOUT = new ConfigKey("rubix.network.transfer.timeout", "2s",
+      "Connect and read timeout of a peer read; a slower peer makes the read go to the source.");
+  public static final ConfigKey TRANSFER_SKIP_DURATION = new ConfigKey("rubix.network.transfer.skip.duration", "30s",
+      "How long a reader skips a peer whose transfer failed (connection refused, timeout, bad checksum, error): its blocks are read from the source meanwhile.");
+  public static final ConfigKey TRANSFER_SERVER_THREADS = new ConfigKey("rubix.network.transfer.server.threads", "8",
+      "Threads of the BookKeeper's data-transfer server: connections beyond them are closed at once (the peer reads the source).");
+
   private BookKeeperKeys() {}
 
   public static List<ConfigKey> all() {
     return List.of(EMBEDDED_MODE, SERVER_PORT, BIND_ADDRESS, SERVER_HOST, MAX_FRAME_SIZE, FRAME_TIMEOUT, WORKER_THREADS, CONNECT_TIMEOUT,
-        READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, NODE_ID);
+        READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, NODE_ID, TRANSFER_ENABLED, TRANSFER_SERVER_PORT, TRANSFER_SECRET, TRANSFER_TIMEOUT,
+        TRANSFER_SKIP_DURATION, TRANSFER_SERVER_THREADS);
   }
 }

@@ -1,0 +1,27 @@
+package io.rubix.core.peer;
+
+import io.rubix.core.config.ConfigReader;
+import io.rubix.spi.config.BookKeeperKeys;
+import java.time.Duration;
+import org.apache.hadoop.conf.Configuration;
+
+/** Settings of peer reads, shared by the data-transfer server and its clients. */
+public record PeerConfig(boolean enabled, int port, String secret, Duration timeout, Duration skipDuration, int serverThreads) {
+  public static PeerConfig from(Configuration conf) {
+    ConfigReader reader = new ConfigReader(conf);
+    return new PeerConfig(
+        reader.getBoolean(BookKeeperKeys.TRANSFER_ENABLED),
+        reader.getInt(BookKeeperKeys.TRANSFER_SERVER_PORT, -1, 65535),
+        reader.raw(BookKeeperKeys.TRANSFER_SECRET),
+        reader.getDuration(BookKeeperKeys.TRANSFER_TIMEOUT, Duration.ofMillis(1)),
+        reader.getDuration(BookKeeperKeys.TRANSFER_SKIP_DURATION, Duration.ZERO),
+        reader.getInt(BookKeeperKeys.TRANSFER_SERVER_THREADS, 1, 256));
+  }
+
+  @Override
+  public String toString() {
+    // never the secret
+    return "PeerConfig[enabled=" + enabled + ", port=" + port + ", secret=" + (secret == null ? "unset" : "set") + ", timeout=" + timeout
+        + ", skipDuration=" + skipDuration + ", serverThreads=" + serverThreads + "]";
+  }
+}
