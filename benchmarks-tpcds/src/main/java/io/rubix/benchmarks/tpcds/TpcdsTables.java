@@ -1,16 +1,15 @@
 package io.rubix.benchmarks.tpcds;
 
+import io.rubix.spark.testing.TpcdsData;
+
 import io.trino.tpcds.Results;
 import io.trino.tpcds.Session;
 import io.trino.tpcds.Table;
 import io.trino.tpcds.column.Column;
-import io.trino.tpcds.column.ColumnType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -22,11 +21,7 @@ import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -66,43 +61,13 @@ final class TpcdsTables {
 
       @Override
       public Row next() {
-        List<String> values = generated.next().get(0);
-        Object[] row = new Object[columns.length];
-        for (int i = 0; i < columns.length; i++) {
-          row[i] = convert(columns[i].getType(), values.get(i));
-        }
-        return RowFactory.create(row);
+        return TpcdsData.row(columns, generated.next().get(0));
       }
     };
   }
 
   static StructType schema(Table table) {
-    List<StructField> fields = new ArrayList<>();
-    for (Column column : table.getColumns()) {
-      fields.add(DataTypes.createStructField(column.getName(), sparkType(column.getType()), true));
-    }
-    return DataTypes.createStructType(fields);
-  }
-
-  private static DataType sparkType(ColumnType type) {
-    return switch (type.getBase()) {
-      case IDENTIFIER, INTEGER -> DataTypes.IntegerType;
-      case DECIMAL -> DataTypes.createDecimalType(type.getPrecision().orElseThrow(), type.getScale().orElseThrow());
-      case DATE -> DataTypes.DateType;
-      case VARCHAR, CHAR, TIME -> DataTypes.StringType;
-    };
-  }
-
-  private static Object convert(ColumnType type, String value) {
-    if (value == null) {
-      return null;
-    }
-    return switch (type.getBase()) {
-      case IDENTIFIER, INTEGER -> Integer.valueOf(value);
-      case DECIMAL -> new BigDecimal(value);
-      case DATE -> java.sql.Date.valueOf(value);
-      case VARCHAR, CHAR, TIME -> value;
-    };
+    return TpcdsData.schema(table);
   }
 
   /** The text of TPC-DS query {@code name} ({@code q3}) from Spark's tests jar, without comments and final semicolon. */

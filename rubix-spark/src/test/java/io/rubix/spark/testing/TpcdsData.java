@@ -28,14 +28,18 @@ public final class TpcdsData {
     Column[] columns = table.getColumns();
     List<Row> rows = new ArrayList<>();
     for (List<List<String>> generated : Results.constructResults(table, session)) {
-      List<String> values = generated.get(0);
-      Object[] row = new Object[columns.length];
-      for (int i = 0; i < columns.length; i++) {
-        row[i] = convert(columns[i].getType(), values.get(i));
-      }
-      rows.add(RowFactory.create(row));
+      rows.add(row(columns, generated.get(0)));
     }
     return spark.createDataFrame(rows, schema(table));
+  }
+
+  /** One generated row of a table with {@code columns}, converted to the Spark types of {@link #schema}. */
+  public static Row row(Column[] columns, List<String> values) {
+    Object[] row = new Object[columns.length];
+    for (int i = 0; i < columns.length; i++) {
+      row[i] = convert(columns[i].getType(), values.get(i));
+    }
+    return RowFactory.create(row);
   }
 
   public static StructType schema(Table table) {
