@@ -58,7 +58,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   // @GuardedBy("lock")
   private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
   // @GuardedBy("lock")
-  private final Map<Long, Lease> leases = new HashMap<>();
+  /** Leases in creation order, which is deadline order: all have the same timeout. */
+  private final Map<Long, Lease> leases = new java.util.LinkedHashMap<>();
   // @GuardedBy("lock")
   private long nextLeaseId = firstLeaseId();
   // @GuardedBy("lock")
@@ -564,12 +565,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     boolean expired = false;
     while (it.hasNext()) {
       Lease lease = it.next();
-      if (now - lease.deadlineNanos >= 0) {
-        LOG.warn("Lease {} on {} expired with {} blocks unfetched", lease.id, lease.object.version, lease.blocks.cardinality());
-        lease.blocks.stream().forEach(lease.object.inFlight::remove);
-        it.remove();
-        expired = true;
+      if (now - lease.deadlineNanos < 0) {
+        break; // every later lease expires later still
       }
+      LOG.warn("Lease {} on {} expired with {} blocks unfetched", lease.id, lease.object.version, lease.blocks.cardinality());
+      lease.blocks.stream().forEach(lease.object.inFlight::remove);
+      it.remove();
+      expired = true;
     }
     if (expired) {
       inFlightChanged.signalAll();
