@@ -1,11 +1,10 @@
 package io.rubix.spark;
 
+import io.rubix.core.cluster.ClusterConfig;
 import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.config.ClusterKeys;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * Driver side of {@link RubixPlugin}: points the session's caching file systems at the executors'
  * BookKeepers and keeps the list of executor hosts, published as the Hadoop key {@value #NODES_KEY}
  * of the SparkContext's Hadoop configuration (comma-separated, sorted) and, when
- * {@value #NODES_FILE} is set, as a file with one host per line (replaced atomically).
+ * {@value #NODES_FILE} is set, as a file with one host per line (replaced atomically) that the
+ * executors' {@link NodeListRelay}s copy to their nodes. With that file and no
+ * {@code rubix.cluster.manager} of the user's, the session's caching file systems use it as their
+ * cluster ({@code rubix.cluster.manager=file}), so split owners follow the executors.
  */
 final class RubixDriverPlugin implements DriverPlugin {
   /** Hadoop key the driver publishes the executor hosts under. */
@@ -37,6 +39,7 @@ final class RubixDriverPlugin implements DriverPlugin {
   private final Map<String, ExecutorRegistration> executors = new ConcurrentHashMap<>();
   private Configuration hadoopConf;
   private Path nodesFile;
+  private long version;
 
   @Override
   public Map<String, String> init(SparkContext context, PluginContext pluginContext) {
@@ -47,6 +50,11 @@ final class RubixDriverPlugin implements DriverPlugin {
     }
     if (context.getConf().contains(NODES_FILE)) {
       nodesFile = Path.of(context.getConf().get(NODES_FILE));
+      // the list is the cluster, unless the user chose another source
+      if (!context.getConf().contains(SparkHadoopConf.PREFIX + ClusterKeys.MANAGER.name())) {
+        hadoopConf.set(ClusterKeys.MANAGER.name(), ClusterConfig.FILE);
+        hadoopConf.set(ClusterKeys.NODES_FILE.name(), nodesFile.toAbsolutePath().toString());
+      }
     }
     context.addSparkListener(new SparkListener() {
       @Override
@@ -66,6 +74,10 @@ final class RubixDriverPlugin implements DriverPlugin {
           registration.bookKeeperPort(), registration.embedded() ? "embedded" : "node daemon");
       executors.put(registration.executorId(), registration);
       publish();
+      return null;
+    }
+    if (message instanceof NodeListMessages.Request) {
+      return nodeList();
     }
     return null;
   }
@@ -77,16 +89,17 @@ final class RubixDriverPlugin implements DriverPlugin {
     return List.copyOf(hosts);
   }
 
+  private synchronized NodeListMessages.Answer nodeList() {
+    return new NodeListMessages.Answer(version, hosts());
+  }
+
   private synchronized void publish() {
     List<String> hosts = hosts();
+    version++;
     hadoopConf.set(NODES_KEY, String.join(",", hosts));
     if (nodesFile != null) {
       try {
-        Path parent = nodesFile.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Path temp = Files.createTempFile(parent, ".rubix-nodes", ".tmp");
-        Files.write(temp, hosts, StandardCharsets.UTF_8);
-        Files.move(temp, nodesFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        NodeListFile.write(nodesFile, hosts);
       } catch (IOException e) {
         LOG.warn("Could not write the RubiX executor host list to {}", nodesFile, e);
       }

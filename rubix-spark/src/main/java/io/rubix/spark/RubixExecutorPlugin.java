@@ -3,11 +3,13 @@ package io.rubix.spark;
 import io.rubix.bookkeeper.BookKeeper;
 import io.rubix.bookkeeper.BookKeeperConfig;
 import io.rubix.core.client.BookKeeperClient;
+import io.rubix.core.cluster.ClusterConfig;
 import io.rubix.core.client.ClientConfig;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.thrift.TServiceInfo;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.plugin.ExecutorPlugin;
@@ -25,6 +27,7 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
   private static final Logger LOG = LoggerFactory.getLogger(RubixExecutorPlugin.class);
 
   private BookKeeper started;
+  private NodeListRelay relay;
 
   @Override
   public void init(PluginContext context, Map<String, String> extraConf) {
@@ -51,6 +54,14 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
       context.send(new ExecutorRegistration(context.executorID(), context.hostname(), port, embedded));
     } catch (IOException | RuntimeException e) {
       LOG.warn("Could not register executor {} with the RubiX driver plugin", context.executorID(), e);
+    }
+    if (context.conf().contains(RubixDriverPlugin.NODES_FILE)) {
+      try {
+        relay = new NodeListRelay(Path.of(context.conf().get(RubixDriverPlugin.NODES_FILE)), context::ask);
+        relay.start(ClusterConfig.from(conf).refreshInterval());
+      } catch (RuntimeException e) {
+        LOG.warn("RubiX could not start copying the executor host list on executor {}", context.executorID(), e);
+      }
     }
   }
 
@@ -83,6 +94,10 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
 
   @Override
   public void shutdown() {
+    if (relay != null) {
+      relay.close();
+      relay = null;
+    }
     if (started != null) {
       started.close();
       started = null;

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
@@ -131,10 +133,28 @@ class SparkS3EndToEndTest {
     Configuration conf = spark.sparkContext().hadoopConfiguration();
     assertThat(conf.get("rubix.cluster.embedded.mode")).isEqualTo("false");
     assertThat(conf.get(RubixDriverPlugin.NODES_KEY)).isNotBlank();
-    assertThat(Files.readAllLines(temp.resolve("nodes.txt"))).isNotEmpty();
+    List<String> hosts = Files.readAllLines(temp.resolve("nodes.txt"));
+    assertThat(hosts).isNotEmpty();
+    // the published list is the session's cluster: split owners are the executors' hosts
+    assertThat(conf.get("rubix.cluster.manager")).isEqualTo("file");
+    org.apache.hadoop.fs.Path table = new org.apache.hadoop.fs.Path(path("orc", "item"));
+    FileSystem fs = table.getFileSystem(conf);
+    LocatedFileStatus part = firstOrcFile(fs, table);
+    assertThat(fs.getFileBlockLocations(part, 0, part.getLen())[0].getHosts()).containsAnyElementsOf(hosts);
     ClientConfig client = ClientConfig.from(SparkHadoopConf.from(spark.sparkContext().getConf()));
     assertThat(client.port()).isEqualTo(bookKeeperPort);
     assertThat(RubixExecutorPlugin.probe(client, 1 << 20)).as("a BookKeeper answers on the configured port").isNotNull();
+  }
+
+  private static LocatedFileStatus firstOrcFile(FileSystem fs, org.apache.hadoop.fs.Path dir) throws IOException {
+    RemoteIterator<LocatedFileStatus> files = fs.listFiles(dir, false);
+    while (files.hasNext()) {
+      LocatedFileStatus file = files.next();
+      if (file.getPath().getName().endsWith(".orc")) {
+        return file;
+      }
+    }
+    throw new AssertionError("no ORC file under " + dir);
   }
 
   private void compareAndCountWarm(String format, List<String> queries) throws IOException {
