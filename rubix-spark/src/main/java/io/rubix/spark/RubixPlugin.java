@@ -14,7 +14,8 @@ import org.apache.spark.api.plugin.SparkPlugin;
  * the hosts of the executors that registered (see {@link RubixDriverPlugin}).
  *
  * <p>Every setting is a Hadoop key passed as {@code spark.hadoop.<key>}; the plugin adds
- * {@code spark.rubix.nodes.file} (optional): a file the driver rewrites with one executor host per line.
+ * {@code spark.rubix.nodes.file} (optional): a file with one executor host per line, kept by the driver and
+ * copied by every executor to its node, which then is the session's cluster ({@code rubix.cluster.manager=file}).
  */
 public final class RubixPlugin implements SparkPlugin {
   @Override
