@@ -1,7 +1,6 @@
 package io.rubix.hadoop;
 
 import io.rubix.core.CacheEngine;
-import io.rubix.core.store.CacheFiles;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.config.CacheKeys;
 import java.io.IOException;
@@ -49,7 +48,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
 
   /** How cache data files are opened; tests override it to inject disk faults. */
   protected ChannelOpener cacheChannelOpener() {
-    return CacheFiles::openReadWrite;
+    return ChannelOpener.DEFAULT;
   }
 
   @Override

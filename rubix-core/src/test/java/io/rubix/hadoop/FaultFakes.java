@@ -1,6 +1,5 @@
 package io.rubix.hadoop;
 
-import io.rubix.core.store.CacheFiles;
 import io.rubix.core.store.ChannelOpener;
 import java.io.IOException;
 import java.net.URI;
@@ -127,12 +126,7 @@ final class FaultFakes {
   static final class NoSpaceOpener implements ChannelOpener {
     @Override
     public FileChannel open(Path file) throws IOException {
-      return new NoSpaceChannel(CacheFiles.openReadWrite(file));
-    }
-
-    @Override
-    public FileChannel openExisting(Path file) throws IOException {
-      return new NoSpaceChannel(ChannelOpener.super.openExisting(file));
+      return new NoSpaceChannel(ChannelOpener.DEFAULT.open(file));
     }
   }
 

@@ -2,6 +2,7 @@ package io.rubix.core.metadata;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.store.CacheFiles;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
@@ -184,7 +185,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   @Override
-  public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) {
+  public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     checkRange(version, firstBlock, endBlock);
     List<CachedObject> evicted = new ArrayList<>();
     BlockRange range;
@@ -195,11 +196,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       if (object == null) {
         int disk = layout.diskOf(version);
         object = new CachedObject(version, disk, layout.dataFile(version, disk, nextGeneration++), blockSize);
+        // a cache that cannot create its files is broken: the caller counts it, falls back to the
+        // source, or fails the read in strict mode
+        journal.created(version, object.dataFile);
         try {
-          journal.created(version, object.dataFile);
+          // the service creates data files and deletes them: writers only open them
+          CacheFiles.createDataFile(object.dataFile);
         } catch (IOException e) {
-          LOG.warn("Cannot start the metadata journal of {} in {}; not caching it", version, object.dataFile, e);
-          return describe(version, null, firstBlock, endBlock, new Lease(0, object, 0));
+          CachedObject failed = object;
+          journalQuietly(() -> journal.dropped(failed.dataFile), failed);
+          throw new IOException("Cannot create cache file " + object.dataFile + " for " + version, e);
         }
         objects.put(version, object);
         disks.get(disk).lru.put(version, object);

@@ -8,7 +8,6 @@ import io.rubix.core.peer.PeerReader;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.BlockStore;
 import io.rubix.core.store.CacheCorruptionException;
-import io.rubix.core.store.EvictedCacheFileException;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
@@ -437,9 +436,10 @@ public final class BlockReader {
         blocks[written++] = b;
       }
       s.stats.add(CacheCounter.CACHE_WRITE_BYTES, bytes.length);
-    } catch (EvictedCacheFileException e) {
+    } catch (java.nio.file.NoSuchFileException e) {
       inFlight.finish(s.version, first, end, null);
-      // the object was evicted or invalidated while its blocks were fetched: nothing to write into, not a failure
+      // the object was evicted or invalidated while its blocks were fetched (the metadata service
+      // deleted its file; writers never create one): nothing to write into, not a failure
       LOG.debug("Blocks [{}, {}) of {} not cached: {} was evicted while they were fetched", first, end, s.version.path(), dataFile);
       abortQuietly(leaseId, first, end, written > 0);
       return;

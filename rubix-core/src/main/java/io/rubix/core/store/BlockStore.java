@@ -46,7 +46,7 @@ public final class BlockStore implements Closeable {
    */
   public void read(Path dataFile, ObjectVersion version, int block, int crc32c, long position, ByteBuffer dst) throws IOException {
     int start = dst.position();
-    CacheFile file = files.getExisting(dataFile);
+    CacheFile file = files.get(dataFile);
     try {
       readOnce(file, version, block, crc32c, position, dst);
     } catch (ClosedChannelException closedUnderUs) {
@@ -54,7 +54,7 @@ public final class BlockStore implements Closeable {
       // every thread): drop the handle so no reader keeps using it, and retry once on a fresh one unless interrupted
       closed(file, closedUnderUs);
       dst.position(start);
-      readOnce(files.getExisting(dataFile), version, block, crc32c, position, dst);
+      readOnce(files.get(dataFile), version, block, crc32c, position, dst);
     }
   }
 

@@ -13,7 +13,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -47,44 +46,34 @@ public final class CacheFiles implements EvictionListener, Closeable {
         .build();
   }
 
-  /** The default opener: read-write, created on demand (with its directory) as owner/group-only. */
-  public static FileChannel openReadWrite(Path file) throws IOException {
+  /**
+   * Creates the data file {@code file} (and its directory) when it does not exist, as owner/group
+   * read-write: the metadata service calls this when it starts caching an object, and writers only
+   * ever open existing files, so a writer that outlived its lease can never recreate an evicted file.
+   */
+  public static void createDataFile(Path file) throws IOException {
+    Files.createDirectories(file.getParent());
+    Set<java.nio.file.attribute.PosixFilePermission> groupReadWrite = Set.of(
+        java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE,
+        java.nio.file.attribute.PosixFilePermission.GROUP_READ, java.nio.file.attribute.PosixFilePermission.GROUP_WRITE);
     try {
-      return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    } catch (java.nio.file.NoSuchFileException e) {
-      Files.createDirectories(file.getParent());
-      try {
-        Set<java.nio.file.attribute.PosixFilePermission> groupReadWrite = Set.of(
-            java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE,
-            java.nio.file.attribute.PosixFilePermission.GROUP_READ, java.nio.file.attribute.PosixFilePermission.GROUP_WRITE);
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(groupReadWrite));
-        // the creating JVM's umask (often 022) masks the group's write bit; other JVMs of the node's
-        // rubix group fill blocks of this file too, so set the mode outright
-        Files.setPosixFilePermissions(file, groupReadWrite);
-      } catch (FileAlreadyExistsException raced) {
-        // another thread or process created it first
-      }
-      return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      Files.createFile(file, PosixFilePermissions.asFileAttribute(groupReadWrite));
+    } catch (FileAlreadyExistsException raced) {
+      return;
     }
-  }
-
-  /** The open data file {@code file}, opened (and created when missing) if needed: for writing blocks. */
-  public CacheFile get(Path file) throws IOException {
-    return get(file, true);
+    // the creating JVM's umask (often 022) masks the group's write bit; other JVMs of the node's
+    // rubix group fill blocks of this file too, so set the mode outright
+    Files.setPosixFilePermissions(file, groupReadWrite);
   }
 
   /**
-   * The open data file {@code file}, opened if needed but never created: for reading published blocks.
-   * A file that is gone (its object was evicted after the reader saw its status) fails with
-   * {@link java.nio.file.NoSuchFileException} instead of being recreated empty, which would leave an
-   * orphan file outside the space accounting and let later reads see holes. Both fail with
-   * {@link EvictedCacheFileException} for a file whose object was evicted.
+   * The open data file {@code file}, opened if needed but never created: for reading published blocks
+   * and writing leased ones. A file that is gone (its object was evicted after the caller saw its
+   * status) fails with {@link java.nio.file.NoSuchFileException} instead of being recreated empty,
+   * which would leave an orphan file outside the space accounting and let later reads see holes. Both
+   * fail with {@link EvictedCacheFileException} for a file whose object this JVM saw evicted.
    */
-  public CacheFile getExisting(Path file) throws IOException {
-    return get(file, false);
-  }
-
-  private CacheFile get(Path file, boolean create) throws IOException {
+  public CacheFile get(Path file) throws IOException {
     try {
       return open.get(file, path -> {
         try {
@@ -92,7 +81,7 @@ public final class CacheFiles implements EvictionListener, Closeable {
           if (evictedFiles.getIfPresent(path) != null) {
             throw new EvictedCacheFileException(path.toString());
           }
-          return new CacheFile(path, create ? opener.open(path) : opener.openExisting(path));
+          return new CacheFile(path, opener.open(path));
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }

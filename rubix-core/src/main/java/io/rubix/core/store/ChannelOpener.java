@@ -8,14 +8,13 @@ import java.nio.file.StandardOpenOption;
 /** Opens cache data files. Replaced in tests to inject disk faults. */
 @FunctionalInterface
 public interface ChannelOpener {
-  /** Opens a cache data file for reading and writing, creating it (and its directory) when missing. Used to write blocks. */
-  FileChannel open(Path file) throws IOException;
+  /** Opens with {@link FileChannel#open}: read-write, never created. */
+  ChannelOpener DEFAULT = file -> FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
 
   /**
-   * Opens an existing cache data file for reading and writing; never creates it, and fails with
-   * {@link java.nio.file.NoSuchFileException} when it is gone (evicted). Used to read published blocks.
+   * Opens an existing cache data file for reading and writing. Never creates it: the metadata service
+   * creates a data file when it first grants a lease on the object ({@link CacheFiles#createDataFile}),
+   * so a file that is missing was evicted, and this fails with {@link java.nio.file.NoSuchFileException}.
    */
-  default FileChannel openExisting(Path file) throws IOException {
-    return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-  }
+  FileChannel open(Path file) throws IOException;
 }

@@ -1,12 +1,19 @@
 package io.rubix.core.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rubix.core.config.ChecksumVerification;
+import io.rubix.core.store.BlockStore;
+import io.rubix.core.store.CacheFiles;
+import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheUsage;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +40,7 @@ class InProcessMetadataServiceTest {
   private final ExecutorService executor = Executors.newCachedThreadPool();
 
   @AfterEach
-  void stopExecutor() {
+  void stopExecutor() throws Exception {
     executor.shutdownNow();
   }
 
@@ -66,7 +73,7 @@ class InProcessMetadataServiceTest {
   }
 
   @Test
-  void capIsNeverExceededUnderRandomGrantCommitAbortAndExpiry() {
+  void capIsNeverExceededUnderRandomGrantCommitAbortAndExpiry() throws Exception {
     long seed = Long.getLong("rubix.fuzz.seed", System.nanoTime());
     Random random = new Random(seed);
     long capacity = 10L * BLOCK + 123;
@@ -150,7 +157,7 @@ class InProcessMetadataServiceTest {
   }
 
   @Test
-  void objectsBeingFetchedAreNotEvicted() {
+  void objectsBeingFetchedAreNotEvicted() throws Exception {
     try (InProcessMetadataService service = service(2L * BLOCK)) {
       ObjectVersion pinned = version("pinned", BLOCK);
       ObjectVersion cached = version("cached", BLOCK);
@@ -172,7 +179,7 @@ class InProcessMetadataServiceTest {
   }
 
   @Test
-  void expiredLeasesAreReleasedAndTheirLateCommitsIgnored() {
+  void expiredLeasesAreReleasedAndTheirLateCommitsIgnored() throws Exception {
     try (InProcessMetadataService service = service(8L * BLOCK)) {
       ObjectVersion v = version("v", 3L * BLOCK);
       BlockRange first = service.acquire(v, 0, 3);
@@ -190,6 +197,30 @@ class InProcessMetadataServiceTest {
       commitAll(service, second);
       assertThat(service.status(v, 0, 3).allCached(0, 3)).isTrue();
       assertWithinCap(service, "expiry");
+    }
+  }
+
+  @Test
+  void theServiceCreatesDataFilesSoAWriterWhoseLeaseExpiredCannotRecreateAnEvictedOne() throws Exception {
+    try (InProcessMetadataService service = service(8L * BLOCK)) {
+      ObjectVersion v = version("v", 2L * BLOCK);
+      BlockRange lease = service.acquire(v, 0, 2);
+      Path dataFile = Path.of(lease.dataFile());
+      assertThat(dataFile).as("created with the first lease, before any write").exists();
+      assertThat(Files.getPosixFilePermissions(dataFile)).extracting(Object::toString)
+          .containsExactlyInAnyOrder("OWNER_READ", "OWNER_WRITE", "GROUP_READ", "GROUP_WRITE");
+
+      // the writer (another JVM in BookKeeper mode: a store that never saw the eviction) stalls past its lease
+      clock.addAndGet(LEASE.toNanos());
+      service.invalidate(v);
+      assertThat(dataFile).doesNotExist();
+      try (CacheFiles files = new CacheFiles(4, ChannelOpener.DEFAULT)) {
+        BlockStore store = new BlockStore(BLOCK, files, ChecksumVerification.FIRST_READ, 1);
+        assertThatThrownBy(() -> store.write(dataFile, 0, ByteBuffer.allocate(BLOCK)))
+            .isInstanceOf(NoSuchFileException.class);
+      }
+      assertThat(dataFile).as("a late writer leaves no orphan file outside the accounting").doesNotExist();
+      assertThat(service.usage().usedBytes()).isZero();
     }
   }
 
@@ -217,7 +248,7 @@ class InProcessMetadataServiceTest {
   }
 
   @Test
-  void objectWhoseFetchesAllFailedIsForgotten() {
+  void objectWhoseFetchesAllFailedIsForgotten() throws Exception {
     try (InProcessMetadataService service = service(8L * BLOCK)) {
       for (int i = 0; i < 100; i++) {
         ObjectVersion v = version("unreadable-" + i, 3L * BLOCK);
