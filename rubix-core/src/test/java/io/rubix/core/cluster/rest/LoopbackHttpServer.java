@@ -3,6 +3,8 @@ package io.rubix.core.cluster.rest;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -17,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 
 /**
  * A real HTTP server on 127.0.0.1 and an ephemeral port whose answers a test sets per path, recording
@@ -46,6 +49,7 @@ final class LoopbackHttpServer implements AutoCloseable {
   }
 
   private final HttpServer server;
+  private final String scheme;
   private final ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "loopback-http");
     thread.setDaemon(true);
@@ -56,15 +60,28 @@ final class LoopbackHttpServer implements AutoCloseable {
   private final List<Request> requests = new CopyOnWriteArrayList<>();
 
   LoopbackHttpServer() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
+    this(null);
+  }
+
+  /** An https server with {@code tls}'s key when not null. */
+  LoopbackHttpServer(SSLContext tls) throws IOException {
+    InetSocketAddress address = new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0);
+    if (tls == null) {
+      server = HttpServer.create(address, 0);
+    } else {
+      HttpsServer https = HttpsServer.create(address, 0);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls));
+      server = https;
+    }
+    scheme = tls == null ? "http" : "https";
     server.setExecutor(executor);
     server.createContext("/", this::handle);
     server.start();
   }
 
-  /** {@code http://127.0.0.1:<port>}. */
+  /** {@code http://127.0.0.1:<port>} (https for a TLS server). */
   URI url() {
-    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    return URI.create(scheme + "://127.0.0.1:" + server.getAddress().getPort());
   }
 
   void on(String path, Handler handler) {
