@@ -23,7 +23,9 @@ public final class ClusterKeys {
   public static final ConfigKey REST_CONNECT_TIMEOUT = new ConfigKey("rubix.cluster.rest.connect.timeout", "2s",
       "Connect timeout of the presto, trino and yarn cluster managers' HTTP requests.");
   public static final ConfigKey REST_REQUEST_TIMEOUT = new ConfigKey("rubix.cluster.rest.request.timeout", "5s",
-      "Longest wait for one whole answer of the coordinator or ResourceManager; a slower answer counts as a failed refresh (the last list stays). Creating a file system waits for the first list at most twice this plus the connect timeout.");
+      "Longest wait for one whole answer of the coordinator or ResourceManager; a slower answer counts as a failed refresh (the last list stays).");
+  public static final ConfigKey REST_INITIAL_WAIT = new ConfigKey("rubix.cluster.rest.initial.wait", "2s",
+      "Longest time creating a file system waits for the first node list of a presto, trino or yarn cluster manager (0s: not at all); without a list it behaves as a single node until the first answer arrives.");
   public static final ConfigKey REST_BACKOFF_MAX = new ConfigKey("rubix.cluster.rest.backoff.max", "60s",
       "Longest pause between refreshes while the source keeps failing: the pause doubles from rubix.cluster.refresh.interval with each failure in a row, up to this.");
   public static final ConfigKey REST_TRUSTSTORE_PATH = new ConfigKey("rubix.cluster.rest.truststore.path", null,
@@ -54,7 +56,7 @@ public final class ClusterKeys {
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
     return List.of(MANAGER, NODES, NODES_FILE, REFRESH_INTERVAL, PREFERRED_HOSTS, FILESPLIT_SIZE, ADMISSION,
-        REST_CONNECT_TIMEOUT, REST_REQUEST_TIMEOUT, REST_BACKOFF_MAX, REST_TRUSTSTORE_PATH, REST_TRUSTSTORE_PASSWORD, REST_TRUSTSTORE_TYPE,
+        REST_CONNECT_TIMEOUT, REST_REQUEST_TIMEOUT, REST_INITIAL_WAIT, REST_BACKOFF_MAX, REST_TRUSTSTORE_PATH, REST_TRUSTSTORE_PASSWORD, REST_TRUSTSTORE_TYPE,
         PRESTO_COORDINATOR_URL, PRESTO_USER, PRESTO_PASSWORD, PRESTO_TOKEN, PRESTO_TOKEN_FILE, PRESTO_INCLUDE_COORDINATOR,
         YARN_RESOURCEMANAGER_URL, YARN_USER);
   }

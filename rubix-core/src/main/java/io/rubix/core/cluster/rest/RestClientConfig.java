@@ -20,9 +20,10 @@ import org.apache.hadoop.conf.Configuration;
  *
  * @param trustStore the trust store for https URLs; empty: the JVM's default
  */
-record RestClientConfig(Duration connectTimeout, Duration requestTimeout, Duration refreshInterval, Duration backoffMax,
-    Optional<TrustStore> trustStore) {
+record RestClientConfig(Duration connectTimeout, Duration requestTimeout, Duration initialWait, Duration refreshInterval,
+    Duration backoffMax, Optional<TrustStore> trustStore) {
   RestClientConfig {
+    requireNonNull(initialWait, "initialWait is null");
     requireNonNull(connectTimeout, "connectTimeout is null");
     requireNonNull(requestTimeout, "requestTimeout is null");
     requireNonNull(refreshInterval, "refreshInterval is null");
@@ -56,6 +57,7 @@ record RestClientConfig(Duration connectTimeout, Duration requestTimeout, Durati
     return new RestClientConfig(
         reader.getDuration(ClusterKeys.REST_CONNECT_TIMEOUT, Duration.ofMillis(1)),
         reader.getDuration(ClusterKeys.REST_REQUEST_TIMEOUT, Duration.ofMillis(1)),
+        reader.getDuration(ClusterKeys.REST_INITIAL_WAIT, Duration.ZERO),
         refreshInterval,
         reader.getDuration(ClusterKeys.REST_BACKOFF_MAX, Duration.ofMillis(1)),
         trustStore);

@@ -44,6 +44,6 @@ public final class RestClusterManagers {
 
   private static ClusterManager poll(NodeSource source, RestClientConfig rest, ClusterConfig cluster, LocalIdentity identity) {
     return new PollingClusterManager(source, cluster.defaultPort(), identity, rest.refreshInterval(), rest.backoffMax(),
-        rest.requestTimeout().multipliedBy(2).plus(rest.connectTimeout()), Clock.systemUTC());
+        rest.initialWait(), Clock.systemUTC());
   }
 }

@@ -54,6 +54,7 @@ class HttpsCoordinatorTest {
       conf.set("rubix.cluster.presto.include-coordinator", "false");
       conf.set("rubix.cluster.presto.token", "jwt-abc.def.ghi");
       conf.set("rubix.cluster.refresh.interval", "50ms");
+      conf.set("rubix.cluster.rest.initial.wait", "20s");
       conf.set("rubix.cluster.rest.request.timeout", "2s");
 
       // the JVM's trust store does not know this certificate

@@ -32,6 +32,7 @@ class MembershipJmxTest {
       conf.set("rubix.cluster.manager", "yarn");
       conf.set("rubix.cluster.yarn.resourcemanager.url", rm.url().toString());
       conf.set("rubix.cluster.refresh.interval", "50ms");
+      conf.set("rubix.cluster.rest.initial.wait", "20s");
       conf.set("rubix.cluster.rest.backoff.max", "100ms");
       Set<ObjectName> before = beans();
       ObjectName name;

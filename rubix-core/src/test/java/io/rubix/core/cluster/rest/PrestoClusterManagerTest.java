@@ -59,6 +59,7 @@ class PrestoClusterManagerTest {
     conf.set("rubix.cluster.manager", manager);
     conf.set("rubix.cluster.presto.coordinator.url", coordinator.url().toString());
     conf.set("rubix.cluster.refresh.interval", "50ms");
+    conf.set("rubix.cluster.rest.initial.wait", "20s");
     conf.set("rubix.cluster.rest.request.timeout", "2s");
     conf.set("rubix.cluster.rest.backoff.max", "200ms");
     return conf;

@@ -20,6 +20,7 @@ class RestConfigTest {
     assertThat(rest.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(rest.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
     assertThat(rest.backoffMax()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(rest.initialWait()).isEqualTo(Duration.ofSeconds(2));
     assertThat(rest.trustStore()).isEmpty();
     conf.set("rubix.cluster.presto.coordinator.url", "https://coordinator.example.com:8443/");
     PrestoClusterConfig presto = PrestoClusterConfig.from(conf, PrestoFlavor.TRINO);

@@ -54,6 +54,7 @@ class RestLocalityTest {
       conf.set("rubix.cluster.presto.coordinator.url", coordinator.url().toString());
       conf.set("rubix.cluster.presto.include-coordinator", "false");
       conf.set("rubix.cluster.refresh.interval", "50ms");
+      conf.set("rubix.cluster.rest.initial.wait", "20s");
       org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(tmp.resolve("data.bin").toUri());
       Set<ObjectName> before = beans();
       ObjectName bean;

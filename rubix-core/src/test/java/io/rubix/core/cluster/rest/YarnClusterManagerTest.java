@@ -52,6 +52,7 @@ class YarnClusterManagerTest {
     Configuration conf = new Configuration(false);
     conf.set("rubix.cluster.manager", "yarn");
     conf.set("rubix.cluster.refresh.interval", "50ms");
+    conf.set("rubix.cluster.rest.initial.wait", "20s");
     conf.set("rubix.cluster.rest.backoff.max", "200ms");
     return conf;
   }
