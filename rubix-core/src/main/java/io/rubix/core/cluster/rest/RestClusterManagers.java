@@ -5,6 +5,8 @@ import io.rubix.core.cluster.NodeSource;
 import io.rubix.core.cluster.PollingClusterManager;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.LocalIdentity;
+import io.rubix.spi.cluster.NodeNames;
+import io.rubix.spi.config.ClusterKeys;
 import java.time.Clock;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
@@ -38,6 +40,11 @@ public final class RestClusterManagers {
     PrestoClusterConfig presto = PrestoClusterConfig.from(conf, flavor);
     if (presto.coordinator().getScheme().equalsIgnoreCase("http") && !presto.authorization().equals(Authorization.NONE)) {
       LOG.warn("Sending credentials ({}) to {} over plain http", presto.authorization(), presto.coordinator());
+    }
+    String host = NodeNames.normalize(presto.coordinator().getHost());
+    if (presto.includeCoordinator() && (host.equals("localhost") || host.startsWith("127.") || host.equals("::1"))) {
+      LOG.warn("{} is a loopback address: with {}=true every node that reaches the coordinator this way counts itself as the"
+          + " coordinator; use the coordinator's own host name", presto.coordinator(), ClusterKeys.PRESTO_INCLUDE_COORDINATOR.name());
     }
     return poll(new PrestoNodeSource(new RestHttp(rest), presto), rest, cluster, identity);
   }

@@ -95,8 +95,8 @@ record YarnClusterConfig(List<URI> resourceManagers, String user) {
       address = host + ":" + defaultPort;
       where = hostKey;
     }
-    int scheme_end = address.indexOf("://");
-    String hostPort = scheme_end >= 0 ? address.substring(scheme_end + 3) : address;
+    int schemeEnd = address.indexOf("://");
+    String hostPort = schemeEnd >= 0 ? address.substring(schemeEnd + 3) : address;
     try {
       URI uri = new URI(scheme + "://" + hostPort.toLowerCase(Locale.ROOT));
       if (uri.getHost() == null) {
