@@ -14,8 +14,10 @@ import java.io.InputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.GeneralSecurityException;
@@ -47,6 +49,7 @@ final class RestHttp {
       .build();
 
   private final HttpClient client;
+  private final Duration connectTimeout;
   private final Duration requestTimeout;
 
   RestHttp(RestClientConfig config) {
@@ -55,6 +58,7 @@ final class RestHttp {
         .followRedirects(HttpClient.Redirect.NEVER);
     config.trustStore().ifPresent(store -> builder.sslContext(sslContext(store)));
     this.client = builder.build();
+    this.connectTimeout = config.connectTimeout();
     this.requestTimeout = config.requestTimeout();
   }
 
@@ -80,6 +84,13 @@ final class RestHttp {
       throw e;
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
+      if (cause instanceof HttpConnectTimeoutException) {
+        throw new IOException("Cannot connect to " + uri + " within " + connectTimeout.toMillis() + " ms", cause);
+      }
+      if (cause instanceof HttpTimeoutException) {
+        // the client's own request timeout can fire just before ours
+        throw new IOException("No answer from " + uri + " within " + requestTimeout.toMillis() + " ms", cause);
+      }
       throw new IOException("GET " + uri + " failed: " + cause, cause);
     }
     byte[] body = response.body();

@@ -228,7 +228,7 @@ class PrestoClusterManagerTest {
       for (int i = 0; i < 1000; i++) {
         assertThat(manager.view()).isSameAs(before);
       }
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("1000 view() calls during a hanging request").isLessThan(Duration.ofMillis(200));
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("1000 view() calls during a hanging request").isLessThan(Duration.ofSeconds(1));
       Await.until("the timeout counted as a failure", WAIT, () -> polling.consecutiveFailures() > 0);
       assertThat(polling.lastError()).get().asString().contains("within 300 ms");
       assertThat(manager.view()).isSameAs(before);
