@@ -15,7 +15,7 @@ import org.apache.hadoop.conf.Configuration;
 /**
  * The cluster settings of one file system, read from a Hadoop {@link Configuration} and validated.
  *
- * @param manager {@code none}, {@code static}, {@code file} or a class name
+ * @param manager {@code none}, {@code static}, {@code file}, {@code presto}, {@code trino}, {@code yarn} or a class name
  * @param nodeId the configured node id, if any
  * @param defaultPort the port of node entries that give none
  */
@@ -30,6 +30,9 @@ public record ClusterConfig(
   public static final String NONE = "none";
   public static final String STATIC = "static";
   public static final String FILE = "file";
+  public static final String PRESTO = "presto";
+  public static final String TRINO = "trino";
+  public static final String YARN = "yarn";
 
   public ClusterConfig {
     requireNonNull(manager, "manager is null");

@@ -3,14 +3,18 @@ package io.rubix.core.cluster;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.Admission;
+import io.rubix.core.config.ConfigReader;
 import io.rubix.core.read.BlockAdmission;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.spi.cluster.ClusterView;
+import io.rubix.spi.config.CacheKeys;
 import java.io.Closeable;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -27,6 +31,8 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
   private final ClusterManager manager;
   private final ClusterConfig config;
   private volatile Ring ring;
+  /** The membership JMX bean registered by {@link #create}, unregistered by {@link #close}; null when none. */
+  private volatile ObjectName beanName;
 
   public ClusterLocality(ClusterManager manager, ClusterConfig config) {
     this.manager = requireNonNull(manager, "manager is null");
@@ -38,7 +44,17 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
   public static ClusterLocality create(Configuration conf) {
     ClusterConfig config = ClusterConfig.from(conf);
     ClusterManager manager = ClusterManagers.create(conf, config);
-    return manager == null ? null : new ClusterLocality(manager, config);
+    if (manager == null) {
+      return null;
+    }
+    ClusterLocality locality = new ClusterLocality(manager, config);
+    if (new ConfigReader(conf).getBoolean(CacheKeys.JMX_ENABLED)) {
+      String description = manager instanceof PollingClusterManager polling ? polling.source() : config.manager();
+      // down nodes: a liveness tracker plugs its view in here
+      ClusterMembershipBean bean = new ClusterMembershipBean(manager, description, Instant.now(), List::of);
+      locality.beanName = ClusterMembershipBean.register(bean, config.manager(), locality);
+    }
+    return locality;
   }
 
   public ClusterConfig config() {
@@ -119,6 +135,8 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
 
   @Override
   public void close() {
+    ClusterMembershipBean.unregister(beanName);
+    beanName = null;
     manager.close();
   }
 

@@ -1,5 +1,6 @@
 package io.rubix.core.cluster;
 
+import io.rubix.core.cluster.rest.RestClusterManagers;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.spi.cluster.ClusterManager;
@@ -37,6 +38,9 @@ public final class ClusterManagers {
         }
         yield new FileClusterManager(Path.of(file), config.defaultPort(), identity(config), config.refreshInterval());
       }
+      case ClusterConfig.PRESTO -> RestClusterManagers.presto(conf, config, identity(config));
+      case ClusterConfig.TRINO -> RestClusterManagers.trino(conf, config, identity(config));
+      case ClusterConfig.YARN -> RestClusterManagers.yarn(conf, config, identity(config));
       default -> byClassName(conf, config.manager());
     };
   }
@@ -47,7 +51,7 @@ public final class ClusterManagers {
   }
 
   private static ClusterManager byClassName(Configuration conf, String className) {
-    String allowed = "none, static, file or the name of a ClusterManager class with a public (Configuration) constructor";
+    String allowed = "none, static, file, presto, trino, yarn or the name of a ClusterManager class with a public (Configuration) constructor";
     try {
       Class<? extends ClusterManager> type = conf.getClassByName(className).asSubclass(ClusterManager.class);
       return type.getConstructor(Configuration.class).newInstance(conf);

@@ -5,7 +5,7 @@ import java.util.List;
 /** Keys of the cache cluster: which nodes there are, who owns which split, what a node caches. */
 public final class ClusterKeys {
   public static final ConfigKey MANAGER = new ConfigKey("rubix.cluster.manager", "none",
-      "Where the list of cache nodes comes from: none (a single node: everything is local, locality is the wrapped file system's), static (rubix.cluster.nodes), file (rubix.cluster.nodes.file), or the class name of an io.rubix.spi.cluster.ClusterManager with a public constructor taking a Hadoop Configuration.");
+      "Where the list of cache nodes comes from: none (a single node: everything is local, locality is the wrapped file system's), static (rubix.cluster.nodes), file (rubix.cluster.nodes.file), presto or trino (the coordinator's /v1/node, rubix.cluster.presto.*), yarn (the ResourceManager's RUNNING nodes, rubix.cluster.yarn.*), or the class name of an io.rubix.spi.cluster.ClusterManager with a public constructor taking a Hadoop Configuration.");
   public static final ConfigKey NODES = new ConfigKey("rubix.cluster.nodes", null,
       "The cache nodes of the static cluster manager: comma-separated entries host, host:port, id=host or id=host:port (IPv6 literals in brackets). The id (default: the host) decides which splits a node owns; the host is what engines are told to schedule on. The port defaults to rubix.network.bookkeeper.server.port.");
   public static final ConfigKey NODES_FILE = new ConfigKey("rubix.cluster.nodes.file", null,
@@ -19,10 +19,45 @@ public final class ClusterKeys {
   public static final ConfigKey ADMISSION = new ConfigKey("rubix.cache.admission", null,
       "Which blocks a node caches: owner-only (blocks of splits this node owns; other blocks are read from the source and counted in rubix_non_owner_source_bytes) or all. Default: owner-only when a cluster manager is configured, all when rubix.cluster.manager=none.");
 
+  // REST cluster managers (presto, trino, yarn)
+  public static final ConfigKey REST_CONNECT_TIMEOUT = new ConfigKey("rubix.cluster.rest.connect.timeout", "2s",
+      "Connect timeout of the presto, trino and yarn cluster managers' HTTP requests.");
+  public static final ConfigKey REST_REQUEST_TIMEOUT = new ConfigKey("rubix.cluster.rest.request.timeout", "5s",
+      "Longest wait for one whole answer of the coordinator or ResourceManager; a slower answer counts as a failed refresh (the last list stays).");
+  public static final ConfigKey REST_INITIAL_WAIT = new ConfigKey("rubix.cluster.rest.initial.wait", "2s",
+      "Longest time creating a file system waits for the first node list of a presto, trino or yarn cluster manager (0s: not at all); without a list it behaves as a single node until the first answer arrives.");
+  public static final ConfigKey REST_BACKOFF_MAX = new ConfigKey("rubix.cluster.rest.backoff.max", "60s",
+      "Longest pause between refreshes while the source keeps failing: the pause doubles from rubix.cluster.refresh.interval with each failure in a row, up to this.");
+  public static final ConfigKey REST_TRUSTSTORE_PATH = new ConfigKey("rubix.cluster.rest.truststore.path", null,
+      "Trust store (file) for https:// coordinator or ResourceManager URLs. Unset: the JVM's default trust store.");
+  public static final ConfigKey REST_TRUSTSTORE_PASSWORD = new ConfigKey("rubix.cluster.rest.truststore.password", null,
+      "Password of rubix.cluster.rest.truststore.path, if it has one (read through Hadoop's credential providers, then the configuration).");
+  public static final ConfigKey REST_TRUSTSTORE_TYPE = new ConfigKey("rubix.cluster.rest.truststore.type", null,
+      "Type of rubix.cluster.rest.truststore.path (PKCS12, JKS). Unset: the JVM's default key store type.");
+  public static final ConfigKey PRESTO_COORDINATOR_URL = new ConfigKey("rubix.cluster.presto.coordinator.url", null,
+      "Base URL of the Presto or Trino coordinator (http://host:8080 or https://host:8443; no path, no user info), required by the presto and trino cluster managers. The live nodes are its /v1/node minus /v1/node/failed; the node host is the host of each entry's uri.");
+  public static final ConfigKey PRESTO_USER = new ConfigKey("rubix.cluster.presto.user", "rubix",
+      "User sent to the coordinator (X-Presto-User for presto, X-Trino-User for trino, and the basic-auth user with rubix.cluster.presto.password). Trino only answers /v1/node to a user with system information access.");
+  public static final ConfigKey PRESTO_PASSWORD = new ConfigKey("rubix.cluster.presto.password", null,
+      "Password for HTTP basic authentication as rubix.cluster.presto.user (read through Hadoop's credential providers, then the configuration; never logged). Use with an https:// URL: coordinators refuse passwords over http.");
+  public static final ConfigKey PRESTO_TOKEN = new ConfigKey("rubix.cluster.presto.token", null,
+      "Bearer token (JWT, OAuth2) sent as Authorization: Bearer (read through Hadoop's credential providers, then the configuration; never logged). Not together with rubix.cluster.presto.password or rubix.cluster.presto.token.file.");
+  public static final ConfigKey PRESTO_TOKEN_FILE = new ConfigKey("rubix.cluster.presto.token.file", null,
+      "Absolute path of a file holding the bearer token (surrounding white space ignored); re-read when its modification time or size changes, so a token can be rotated without a restart.");
+  public static final ConfigKey PRESTO_INCLUDE_COORDINATOR = new ConfigKey("rubix.cluster.presto.include-coordinator", "true",
+      "Whether the coordinator is also a cache node: set it to the engine's node-scheduler.include-coordinator (true by default in Presto and Trino). The coordinator never lists itself in /v1/node, so it is added by the host of rubix.cluster.presto.coordinator.url, which must then be the name workers know it by.");
+  public static final ConfigKey YARN_RESOURCEMANAGER_URL = new ConfigKey("rubix.cluster.yarn.resourcemanager.url", null,
+      "Comma-separated base URLs of the YARN ResourceManager web services (http://rm-1:8088,http://rm-2:8088), tried in order until one answers as the active RM. Unset: from Hadoop's yarn.resourcemanager.webapp.address (or .https.address with yarn.http.policy=HTTPS_ONLY), or with yarn.resourcemanager.ha.enabled=true the address of each id of yarn.resourcemanager.ha.rm-ids (.address.<id>), else yarn.resourcemanager.hostname(.<id>) with port 8088 (8090).");
+  public static final ConfigKey YARN_USER = new ConfigKey("rubix.cluster.yarn.user", null,
+      "User sent as ?user.name= (Hadoop simple authentication) on ResourceManager requests. Unset: the JVM's user.name. Kerberos (SPNEGO) is not supported: use the file cluster manager on a Kerberized cluster.");
+
   private ClusterKeys() {}
 
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
-    return List.of(MANAGER, NODES, NODES_FILE, REFRESH_INTERVAL, PREFERRED_HOSTS, FILESPLIT_SIZE, ADMISSION);
+    return List.of(MANAGER, NODES, NODES_FILE, REFRESH_INTERVAL, PREFERRED_HOSTS, FILESPLIT_SIZE, ADMISSION,
+        REST_CONNECT_TIMEOUT, REST_REQUEST_TIMEOUT, REST_INITIAL_WAIT, REST_BACKOFF_MAX, REST_TRUSTSTORE_PATH, REST_TRUSTSTORE_PASSWORD, REST_TRUSTSTORE_TYPE,
+        PRESTO_COORDINATOR_URL, PRESTO_USER, PRESTO_PASSWORD, PRESTO_TOKEN, PRESTO_TOKEN_FILE, PRESTO_INCLUDE_COORDINATOR,
+        YARN_RESOURCEMANAGER_URL, YARN_USER);
   }
 }
