@@ -117,7 +117,7 @@ class ClusterFailoverTest {
     }
     transferPort = portFreeOnAllNodes();
     startDaemons();
-    lap("start 3 daemons");
+    lap("S3 server, files, start 3 daemons");
     List<String> entries = new ArrayList<>();
     for (int node = 1; node <= NODES; node++) {
       entries.add("node" + node + "=" + host(node) + ":" + ports[node]);
