@@ -1,6 +1,7 @@
 package io.rubix.hadoop;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.config.CacheKeys;
 import java.io.IOException;
@@ -34,7 +35,7 @@ import org.apache.hadoop.util.functional.FutureIO;
  * Hadoop class ({@link #defaultWrappedImpl()}). This generic class has no default and needs the key.
  * For s3a use {@link CachingS3AFileSystem}, which is itself an S3AFileSystem.
  */
-public class CachingFileSystem extends FilterFileSystem implements HasCacheEngine {
+public class CachingFileSystem extends FilterFileSystem implements HasCacheEngine, HasClusterLocality {
   static final String READ_POLICY = Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
 
   private CachingSupport support;
@@ -79,6 +80,11 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
   @Override
   public CacheEngine cacheEngine() {
     return support == null ? null : support.engine();
+  }
+
+  @Override
+  public ClusterLocality clusterLocality() {
+    return support == null ? null : support.locality();
   }
 
   @Override

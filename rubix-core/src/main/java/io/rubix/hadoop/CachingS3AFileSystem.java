@@ -1,6 +1,7 @@
 package io.rubix.hadoop;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.config.CacheKeys;
 import java.io.IOException;
@@ -33,7 +34,7 @@ import org.apache.hadoop.util.functional.FutureIO;
  * detection, a GET of an object that changed since its version was taken fails instead of caching
  * bytes of another version.
  */
-public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngine {
+public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngine, HasClusterLocality {
   static final String S3A_STREAM_TYPE = "fs.s3a.input.stream.type";
   /**
    * Mandatory {@code openFile()} options accepted: those S3A accepts. Its own ones tune S3A's stream,
@@ -63,6 +64,11 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
   @Override
   public CacheEngine cacheEngine() {
     return support == null ? null : support.engine();
+  }
+
+  @Override
+  public ClusterLocality clusterLocality() {
+    return support == null ? null : support.locality();
   }
 
   @Override

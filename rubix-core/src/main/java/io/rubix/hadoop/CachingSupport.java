@@ -70,7 +70,7 @@ final class CachingSupport implements Closeable {
     try {
       BlockAdmission admission = locality == null ? BlockAdmission.ALL : locality;
       PeerConfig peerConfig = PeerConfig.from(conf);
-      PeerReader peers = locality != null && peerConfig.enabled() && peerConfig.port() > 0 ? new PeerClient(peerConfig, locality, System::nanoTime) : null;
+      PeerReader peers = locality != null && peerConfig.enabled() && peerConfig.port() > 0 ? new PeerClient(peerConfig, locality) : null;
       return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener, admission, peers), new StatusTracker(config), locality);
     } catch (RuntimeException e) {
       if (locality != null) {

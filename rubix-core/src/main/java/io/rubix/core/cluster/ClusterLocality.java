@@ -23,35 +23,45 @@ import org.apache.hadoop.conf.Configuration;
  * node that wins the {@link Rendezvous} for {@code (path, i)} over the manager's current view. A
  * block belongs to the split that holds its first byte.
  *
- * <p>Lookups read the manager's view (never blocking) and reuse the hashed node list until the view
- * changes. While the view is empty (no list learned yet) this node behaves as a single node: it owns
- * everything and reports no locality of its own.
+ * <p>Owners are chosen among the live nodes: the view minus the nodes {@link NodeLiveness} holds down
+ * (a peer read from them failed and no probe reached them since). Rendezvous hashing makes that move
+ * only a down node's splits, each to its runner-up, and moves them back when the node answers again.
+ * When every node of the view is down, the whole view is used (nothing better is known).
+ *
+ * <p>Lookups read the manager's view and the down set (never blocking) and reuse the hashed node
+ * list until either changes. While the view is empty (no list learned yet) this node behaves as a
+ * single node: it owns everything and reports no locality of its own.
  */
 public final class ClusterLocality implements BlockAdmission, Closeable {
   private final ClusterManager manager;
   private final ClusterConfig config;
+  private final NodeLiveness liveness;
   private volatile Ring ring;
   /** The membership JMX bean registered by {@link #create}, unregistered by {@link #close}; null when none. */
   private volatile ObjectName beanName;
 
-  public ClusterLocality(ClusterManager manager, ClusterConfig config) {
+  /** Locality over {@code manager}'s views minus the nodes {@code liveness} (which tracks the same manager) holds down; closes both. */
+  public ClusterLocality(ClusterManager manager, ClusterConfig config, NodeLiveness liveness) {
     this.manager = requireNonNull(manager, "manager is null");
     this.config = requireNonNull(config, "config is null");
-    this.ring = new Ring(manager.view());
+    this.liveness = requireNonNull(liveness, "liveness is null");
+    this.ring = new Ring(manager.view(), liveness.downSet());
   }
 
   /** The locality {@code conf} configures, or null when {@code rubix.cluster.manager=none}. */
   public static ClusterLocality create(Configuration conf) {
     ClusterConfig config = ClusterConfig.from(conf);
+    LivenessConfig livenessConfig = LivenessConfig.from(conf);
     ClusterManager manager = ClusterManagers.create(conf, config);
     if (manager == null) {
       return null;
     }
-    ClusterLocality locality = new ClusterLocality(manager, config);
+    NodeLiveness liveness = new NodeLiveness(manager, livenessConfig);
+    ClusterLocality locality = new ClusterLocality(manager, config, liveness);
     if (new ConfigReader(conf).getBoolean(CacheKeys.JMX_ENABLED)) {
       String description = manager instanceof PollingClusterManager polling ? polling.source() : config.manager();
-      // down nodes: a liveness tracker plugs its view in here
-      ClusterMembershipBean bean = new ClusterMembershipBean(manager, description, Instant.now(), List::of);
+      ClusterMembershipBean bean = new ClusterMembershipBean(manager, description, Instant.now(),
+          () -> liveness.snapshot().down().stream().map(ClusterNode::id).toList());
       locality.beanName = ClusterMembershipBean.register(bean, config.manager(), locality);
     }
     return locality;
@@ -65,11 +75,16 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
     return manager;
   }
 
+  /** Which nodes are down: peer reads report failures to it, monitoring reads its {@link NodeLiveness#snapshot()}. */
+  public NodeLiveness liveness() {
+    return liveness;
+  }
+
   public long splitSize() {
     return config.splitSize();
   }
 
-  /** The current view. */
+  /** The current view (every node the manager lists, down or not). */
   public ClusterView view() {
     return ring().view;
   }
@@ -126,8 +141,9 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
   private Ring ring() {
     Ring r = ring;
     ClusterView current = manager.view();
-    if (r.view != current) {
-      r = new Ring(current);
+    NodeLiveness.DownSet down = liveness.downSet();
+    if (r.view != current || r.down != down) {
+      r = new Ring(current, down);
       ring = r;
     }
     return r;
@@ -137,17 +153,24 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
   public void close() {
     ClusterMembershipBean.unregister(beanName);
     beanName = null;
-    manager.close();
+    try {
+      liveness.close();
+    } finally {
+      manager.close();
+    }
   }
 
-  /** A view with its nodes hashed for {@link Rendezvous}. */
+  /** The live nodes of a view (all of them when every one is down), hashed for {@link Rendezvous}. */
   private static final class Ring {
     final ClusterView view;
+    final NodeLiveness.DownSet down;
     final Rendezvous rendezvous;
 
-    Ring(ClusterView view) {
+    Ring(ClusterView view, NodeLiveness.DownSet down) {
       this.view = view;
-      this.rendezvous = new Rendezvous(view.nodes());
+      this.down = down;
+      List<ClusterNode> live = view.nodes().stream().filter(node -> !down.contains(node.id())).toList();
+      this.rendezvous = new Rendezvous(live.isEmpty() ? view.nodes() : live);
     }
   }
 }

@@ -13,10 +13,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * Reads blocks of splits other nodes own from those nodes' data-transfer ports
  * ({@link TransferProtocol}): one connection per request of at most {@link TransferProtocol#MAX_BLOCKS}
  * blocks, every block checked against the CRC32C the owner recorded for it. A peer that fails is
- * skipped for {@code rubix.network.transfer.skip.duration}; a peer that answers NOT_CACHED is not.
+ * reported down to the cluster's {@link io.rubix.core.cluster.NodeLiveness}, which takes it out of the
+ * ring until it answers again; a peer that answers NOT_CACHED is not.
  */
 public final class PeerClient implements PeerReader {
   private static final Logger LOG = LoggerFactory.getLogger(PeerClient.class);
@@ -33,14 +31,11 @@ public final class PeerClient implements PeerReader {
   private final PeerConfig config;
   private final ClusterLocality locality;
   private final byte[] secret;
-  private final LongSupplier nanoTime;
   private final int timeoutMillis;
-  private final Map<String, Long> skippedUntil = new ConcurrentHashMap<>();
 
-  public PeerClient(PeerConfig config, ClusterLocality locality, LongSupplier nanoTime) {
+  public PeerClient(PeerConfig config, ClusterLocality locality) {
     this.config = requireNonNull(config, "config is null");
     this.locality = requireNonNull(locality, "locality is null");
-    this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
     this.secret = TransferProtocol.secret(config.secret());
     this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.timeout().toMillis()));
     if (config.port() <= 0) {
@@ -69,10 +64,8 @@ public final class PeerClient implements PeerReader {
         LOG.debug("Blocks [{}, {}) of {} are not cached on {}", b, groupEnd, version.path(), owner.id());
         return new Result(served, true, last);
       } catch (IOException | RuntimeException e) {
-        long until = nanoTime.getAsLong() + config.skipDuration().toNanos();
-        skippedUntil.put(owner.id(), until);
-        LOG.warn("Peer read of blocks [{}, {}) of {} from {}:{} failed; skipping that peer for {}: {}", b, groupEnd, version.path(), owner.host(),
-            config.port(), config.skipDuration(), e.toString());
+        LOG.debug("Peer read of blocks [{}, {}) of {} from {}:{} failed: {}", b, groupEnd, version.path(), owner.host(), config.port(), e.toString());
+        locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed: " + e);
         return new Result(served, true, last);
       }
       served = Math.min(limit, (long) groupEnd * blockSize) - position;
@@ -81,18 +74,11 @@ public final class PeerClient implements PeerReader {
     return new Result(served, false, last);
   }
 
-  /** The owner of the split holding {@code offset}, or null when it is this node, unknown or skipped. */
+  /** The owner (among the live nodes) of the split holding {@code offset}, or null when it is this node or unknown. */
   private ClusterNode peerOf(String path, long offset) {
     Optional<ClusterNode> owner = locality.ownerOf(path, offset);
     if (owner.isEmpty() || owner.equals(locality.view().local())) {
       return null;
-    }
-    Long until = skippedUntil.get(owner.get().id());
-    if (until != null) {
-      if (nanoTime.getAsLong() - until < 0) {
-        return null;
-      }
-      skippedUntil.remove(owner.get().id(), until);
     }
     return owner.get();
   }

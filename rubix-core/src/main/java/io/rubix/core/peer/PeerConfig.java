@@ -6,7 +6,7 @@ import java.time.Duration;
 import org.apache.hadoop.conf.Configuration;
 
 /** Settings of peer reads, shared by the data-transfer server and its clients. */
-public record PeerConfig(boolean enabled, int port, String secret, Duration timeout, Duration skipDuration, int serverThreads) {
+public record PeerConfig(boolean enabled, int port, String secret, Duration timeout, int serverThreads) {
   public static PeerConfig from(Configuration conf) {
     ConfigReader reader = new ConfigReader(conf);
     return new PeerConfig(
@@ -14,7 +14,6 @@ public record PeerConfig(boolean enabled, int port, String secret, Duration time
         reader.getInt(BookKeeperKeys.TRANSFER_SERVER_PORT, -1, 65535),
         reader.raw(BookKeeperKeys.TRANSFER_SECRET),
         reader.getDuration(BookKeeperKeys.TRANSFER_TIMEOUT, Duration.ofMillis(1)),
-        reader.getDuration(BookKeeperKeys.TRANSFER_SKIP_DURATION, Duration.ZERO),
         reader.getInt(BookKeeperKeys.TRANSFER_SERVER_THREADS, 1, 256));
   }
 
@@ -22,6 +21,6 @@ public record PeerConfig(boolean enabled, int port, String secret, Duration time
   public String toString() {
     // never the secret
     return "PeerConfig[enabled=" + enabled + ", port=" + port + ", secret=" + (secret == null ? "unset" : "set") + ", timeout=" + timeout
-        + ", skipDuration=" + skipDuration + ", serverThreads=" + serverThreads + "]";
+        + ", serverThreads=" + serverThreads + "]";
   }
 }

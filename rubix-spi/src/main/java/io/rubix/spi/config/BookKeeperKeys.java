@@ -39,8 +39,6 @@ public final class BookKeeperKeys {
       "Shared secret of the data-transfer port: when set, every request carries an HMAC-SHA256 of it and the server refuses requests without a valid one (UNAUTHORIZED). Set the same value on every node and reader.");
   public static final ConfigKey TRANSFER_TIMEOUT = new ConfigKey("rubix.network.transfer.timeout", "2s",
       "Connect and read timeout of a peer read; a slower peer makes the read go to the source.");
-  public static final ConfigKey TRANSFER_SKIP_DURATION = new ConfigKey("rubix.network.transfer.skip.duration", "30s",
-      "How long a reader skips a peer whose transfer failed (connection refused, timeout, bad checksum, error): its blocks are read from the source meanwhile.");
   public static final ConfigKey TRANSFER_SERVER_THREADS = new ConfigKey("rubix.network.transfer.server.threads", "8",
       "Threads of the BookKeeper's data-transfer server: connections beyond them are closed at once (the peer reads the source).");
 
@@ -49,6 +47,6 @@ public final class BookKeeperKeys {
   public static List<ConfigKey> all() {
     return List.of(EMBEDDED_MODE, SERVER_PORT, BIND_ADDRESS, SERVER_HOST, MAX_FRAME_SIZE, FRAME_TIMEOUT, WORKER_THREADS, CONNECT_TIMEOUT,
         READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, NODE_ID, TRANSFER_ENABLED, TRANSFER_SERVER_PORT, TRANSFER_SECRET, TRANSFER_TIMEOUT,
-        TRANSFER_SKIP_DURATION, TRANSFER_SERVER_THREADS);
+        TRANSFER_SERVER_THREADS);
   }
 }

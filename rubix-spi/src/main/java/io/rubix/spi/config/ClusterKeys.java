@@ -19,6 +19,14 @@ public final class ClusterKeys {
   public static final ConfigKey ADMISSION = new ConfigKey("rubix.cache.admission", null,
       "Which blocks a node caches: owner-only (blocks of splits this node owns; other blocks are read from the source and counted in rubix_non_owner_source_bytes) or all. Default: owner-only when a cluster manager is configured, all when rubix.cluster.manager=none.");
 
+  // liveness of peers
+  public static final ConfigKey LIVENESS_DOWN_DURATION = new ConfigKey("rubix.cluster.liveness.down.duration", "10s",
+      "How long a node stays out of the ring after a peer read from it failed (connection refused, timeout, bad checksum, error answer): meanwhile its splits belong to their rendezvous runners-up among the other nodes, for reads, admission and block locations. After that it is probed and rejoins as soon as it answers.");
+  public static final ConfigKey LIVENESS_PROBE_INTERVAL = new ConfigKey("rubix.cluster.liveness.probe.interval", "2s",
+      "Wait between probes of a down node (a TCP connect to its data-transfer port, on a background daemon thread; reads never wait for it), doubled after every probe that fails, up to rubix.cluster.liveness.probe.max.interval.");
+  public static final ConfigKey LIVENESS_PROBE_MAX_INTERVAL = new ConfigKey("rubix.cluster.liveness.probe.max.interval", "30s",
+      "Longest wait between probes of a node that stays down (at least rubix.cluster.liveness.probe.interval).");
+
   // REST cluster managers (presto, trino, yarn)
   public static final ConfigKey REST_CONNECT_TIMEOUT = new ConfigKey("rubix.cluster.rest.connect.timeout", "2s",
       "Connect timeout of the presto, trino and yarn cluster managers' HTTP requests.");
@@ -56,6 +64,7 @@ public final class ClusterKeys {
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
     return List.of(MANAGER, NODES, NODES_FILE, REFRESH_INTERVAL, PREFERRED_HOSTS, FILESPLIT_SIZE, ADMISSION,
+        LIVENESS_DOWN_DURATION, LIVENESS_PROBE_INTERVAL, LIVENESS_PROBE_MAX_INTERVAL,
         REST_CONNECT_TIMEOUT, REST_REQUEST_TIMEOUT, REST_INITIAL_WAIT, REST_BACKOFF_MAX, REST_TRUSTSTORE_PATH, REST_TRUSTSTORE_PASSWORD, REST_TRUSTSTORE_TYPE,
         PRESTO_COORDINATOR_URL, PRESTO_USER, PRESTO_PASSWORD, PRESTO_TOKEN, PRESTO_TOKEN_FILE, PRESTO_INCLUDE_COORDINATOR,
         YARN_RESOURCEMANAGER_URL, YARN_USER);
