@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Hive 4.0.1 (embedded HiveServer2, local MapReduce, embedded Derby metastore) in its own JVM with a
  * Hive installation's classpath plus the shaded rubix-hive jar, configured as docs/hive.md tells a
- * user: {@code fs.s3a.impl=io.rubix.hadoop.CachingS3AFileSystem} in core-site.xml. An external ORC
+ * user: {@code fs.s3a.impl=io.rubix.hadoop.CachingS3AFileSystem} in hive-site.xml. An external ORC
  * table on s3a:// is written by Hive's INSERT and read by aggregate queries with caching off, cold
  * and warm: the answers are equal, and the warm run gets no bytes from the S3 server (its own JVM,
  * counting what it serves).
@@ -70,10 +70,9 @@ class HiveS3EndToEndIT {
   }
 
   /**
-   * core-site.xml: S3A against the test server, through RubiX (embedded mode: no daemon). The keys are
-   * per bucket: Hive blanks fs.s3a.access.key and fs.s3a.secret.key (hive.conf.hidden.list) in the
-   * job configurations it hands to MapReduce tasks, so a task that creates the file system would
-   * have no credentials.
+   * core-site.xml: the cluster's S3A settings for the test server. The keys are per bucket: Hive
+   * blanks fs.s3a.access.key and fs.s3a.secret.key (hive.conf.hidden.list) in the job configurations
+   * it hands to MapReduce tasks, so a task that creates the file system would have no credentials.
    */
   private Map<String, String> coreSite() {
     Map<String, String> site = new LinkedHashMap<>();
@@ -84,14 +83,17 @@ class HiveS3EndToEndIT {
         site.put(key, value);
       }
     });
-    site.put("fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem");
-    site.put("rubix.cache.dirs", temp.resolve("cache").toString());
     return site;
   }
 
-  /** hive-site.xml: local MapReduce, an embedded Derby metastore, no ACID, no stats gathering. */
+  /**
+   * hive-site.xml: s3a through RubiX for Hive only (embedded mode: no daemon), as docs/hive.md
+   * recommends; local MapReduce, an embedded Derby metastore, no ACID, no stats gathering.
+   */
   private static Map<String, String> hiveSite(Path dir) {
     Map<String, String> site = new LinkedHashMap<>();
+    site.put("fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem");
+    site.put("rubix.cache.dirs", dir.resolve("cache").toString());
     site.put("hive.execution.engine", "mr");
     site.put("mapreduce.framework.name", "local");
     site.put("javax.jdo.option.ConnectionURL", "jdbc:derby:;databaseName=" + dir.resolve("metastore_db") + ";create=true");
