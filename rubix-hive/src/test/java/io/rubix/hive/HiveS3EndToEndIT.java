@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HiveS3EndToEndIT {
   private static final String BUCKET = "warehouse";
-  private static final int ROWS_PER_INSERT = 60_000;
+  private static final int ROWS = 120_000;
   private static final List<String> QUERIES = List.of(
       "SELECT count(*), sum(id), sum(amount), count(DISTINCT note), min(id), max(id) FROM sales",
       "SELECT store, count(*), sum(amount), max(note) FROM sales WHERE id % 3 = 0 GROUP BY store ORDER BY store");
@@ -56,7 +56,9 @@ class HiveS3EndToEndIT {
     jars.add(testClasses());
     jars.add(Path.of(System.getProperty("rubix.hive.jar")));
     jars.addAll(hiveRuntime());
+    long started = System.nanoTime();
     hive = HiveProcess.start(conf, jars, temp.resolve("logs/hive-stderr.log"), Duration.ofMinutes(3));
+    System.err.println("hive: session open after " + millisSince(started) + " ms");
   }
 
   @AfterAll
@@ -127,26 +129,30 @@ class HiveS3EndToEndIT {
 
   @Test
   void insertThroughHiveThenAggregatesMatchUncachedColdAndWarm() throws IOException {
+    long started = System.nanoTime();
     hive.execute("CREATE EXTERNAL TABLE sales (id BIGINT, store INT, amount DOUBLE, note STRING) STORED AS ORC"
         + " LOCATION 's3a://" + BUCKET + "/sales'");
-    // two INSERTs, two ORC files; rand() keeps Hive from folding the row generator into a constant
-    for (int insert = 0; insert < 2; insert++) {
-      hive.execute("INSERT INTO sales SELECT " + insert * ROWS_PER_INSERT + " + pos, pos % 17, pos * 0.5, concat('n', pos % 101)"
-          + " FROM (SELECT posexplode(split(space(" + (ROWS_PER_INSERT - 1) + " + cast(rand() AS INT)), ' ')) AS (pos, v)) t");
-    }
+    // rand() keeps Hive from folding the row generator into a constant at compile time
+    hive.execute("INSERT INTO sales SELECT pos, pos % 17, pos * 0.5, concat('n', pos % 101)"
+        + " FROM (SELECT posexplode(split(space(" + (ROWS - 1) + " + cast(rand() AS INT)), ' ')) AS (pos, v)) t");
+    long written = System.nanoTime();
 
     caching(false);
     List<List<String>> direct = run();
     S3ServerProcess.Counters directCounters = server.reset();
+    long directDone = System.nanoTime();
     caching(true);
     List<List<String>> cold = run();
     S3ServerProcess.Counters coldCounters = server.reset();
+    long coldDone = System.nanoTime();
     List<List<String>> warm = run();
     S3ServerProcess.Counters warmCounters = server.reset();
+    long warmDone = System.nanoTime();
 
     String counters = "direct " + directCounters + ", cold " + coldCounters + ", warm " + warmCounters;
-    System.err.println("hive: " + counters);
-    int rows = 2 * ROWS_PER_INSERT;
+    System.err.printf("hive: %s; ms: create+insert %d, direct %d, cold %d, warm %d%n", counters, (written - started) / 1_000_000,
+        (directDone - written) / 1_000_000, (coldDone - directDone) / 1_000_000, (warmDone - coldDone) / 1_000_000);
+    int rows = ROWS;
     assertThat(direct.get(0)).as("rows Hive wrote").singleElement().asString().startsWith(rows + "\t" + (long) rows * (rows - 1) / 2 + "\t");
     assertThat(direct.get(1)).hasSize(17);
     assertThat(cold).isEqualTo(direct);
@@ -169,6 +175,10 @@ class HiveS3EndToEndIT {
       answers.add(hive.execute(query));
     }
     return answers;
+  }
+
+  private static long millisSince(long nanos) {
+    return (System.nanoTime() - nanos) / 1_000_000;
   }
 
   private static Path testClasses() {
