@@ -2,6 +2,7 @@ package io.rubix.hive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rubix.hive.testing.BookKeeperDaemon;
 import io.rubix.hive.testing.HadoopConfFile;
 import io.rubix.hive.testing.HiveProcess;
 import io.rubix.hive.testing.HiveSessionMain;
@@ -29,13 +30,15 @@ import org.junit.jupiter.api.io.TempDir;
  * Hive installation's classpath plus the shaded rubix-hive jar, configured as docs/hive.md tells a
  * user: {@code fs.s3a.impl=io.rubix.hadoop.CachingS3AFileSystem} in hive-site.xml. An external ORC
  * table on s3a:// is written by Hive's INSERT and read by aggregate queries with caching off, cold
- * and warm: the answers are equal, and the warm run gets no bytes from the S3 server (its own JVM,
- * counting what it serves).
+ * and warm, in embedded mode and through a BookKeeper daemon: the answers are equal, and a warm run
+ * gets no bytes from the S3 server (its own JVM, counting what it serves).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HiveS3EndToEndIT {
   private static final String BUCKET = "warehouse";
   private static final int ROWS = 120_000;
+  /** count(*) and sum(id) of the rows the INSERT writes (ids 0 to ROWS - 1). */
+  private static final String KNOWN_TOTALS = ROWS + "\t" + (long) ROWS * (ROWS - 1) / 2 + "\t";
   private static final List<String> QUERIES = List.of(
       "SELECT count(*), sum(id), sum(amount), count(DISTINCT note), min(id), max(id) FROM sales",
       "SELECT store, count(*), sum(amount), max(note) FROM sales WHERE id % 3 = 0 GROUP BY store ORDER BY store");
@@ -44,6 +47,7 @@ class HiveS3EndToEndIT {
   static Path temp;
   private S3ServerProcess server;
   private HiveProcess hive;
+  private BookKeeperDaemon daemon;
 
   @BeforeAll
   void start() throws IOException {
@@ -56,15 +60,28 @@ class HiveS3EndToEndIT {
     jars.add(testClasses());
     jars.add(Path.of(System.getProperty("rubix.hive.jar")));
     jars.addAll(hiveRuntime());
+    daemon = BookKeeperDaemon.start(Path.of(System.getProperty("rubix.bookkeeper.dist")), temp.resolve("bookkeeper"),
+        Map.of("rubix.cache.dirs", temp.resolve("hive/cache").toString()), Duration.ofMinutes(1));
     long started = System.nanoTime();
     hive = HiveProcess.start(conf, jars, temp.resolve("logs/hive-stderr.log"), Duration.ofMinutes(3));
     System.err.println("hive: session open after " + millisSince(started) + " ms");
+
+    started = System.nanoTime();
+    hive.execute("CREATE EXTERNAL TABLE sales (id BIGINT, store INT, amount DOUBLE, note STRING) STORED AS ORC"
+        + " LOCATION 's3a://" + BUCKET + "/sales'");
+    // rand() keeps Hive from folding the row generator into a constant at compile time
+    hive.execute("INSERT INTO sales SELECT pos, pos % 17, pos * 0.5, concat('n', pos % 101)"
+        + " FROM (SELECT posexplode(split(space(" + (ROWS - 1) + " + cast(rand() AS INT)), ' ')) AS (pos, v)) t");
+    System.err.println("hive: CREATE and INSERT took " + millisSince(started) + " ms");
   }
 
   @AfterAll
   void stop() {
     if (hive != null) {
       hive.close();
+    }
+    if (daemon != null) {
+      daemon.close();
     }
     if (server != null) {
       server.close();
@@ -128,20 +145,14 @@ class HiveS3EndToEndIT {
   }
 
   @Test
-  void insertThroughHiveThenAggregatesMatchUncachedColdAndWarm() throws IOException {
+  void embeddedAggregatesMatchUncachedAndTheWarmRunReadsNothingFromS3() throws IOException {
     long started = System.nanoTime();
-    hive.execute("CREATE EXTERNAL TABLE sales (id BIGINT, store INT, amount DOUBLE, note STRING) STORED AS ORC"
-        + " LOCATION 's3a://" + BUCKET + "/sales'");
-    // rand() keeps Hive from folding the row generator into a constant at compile time
-    hive.execute("INSERT INTO sales SELECT pos, pos % 17, pos * 0.5, concat('n', pos % 101)"
-        + " FROM (SELECT posexplode(split(space(" + (ROWS - 1) + " + cast(rand() AS INT)), ' ')) AS (pos, v)) t");
-    long written = System.nanoTime();
-
-    caching(false);
+    session(Map.of("rubix.cache.enabled", "false"));
+    server.reset();
     List<List<String>> direct = run();
     S3ServerProcess.Counters directCounters = server.reset();
     long directDone = System.nanoTime();
-    caching(true);
+    session(Map.of("rubix.cache.enabled", "true", "rubix.cluster.embedded.mode", "true"));
     List<List<String>> cold = run();
     S3ServerProcess.Counters coldCounters = server.reset();
     long coldDone = System.nanoTime();
@@ -150,10 +161,9 @@ class HiveS3EndToEndIT {
     long warmDone = System.nanoTime();
 
     String counters = "direct " + directCounters + ", cold " + coldCounters + ", warm " + warmCounters;
-    System.err.printf("hive: %s; ms: create+insert %d, direct %d, cold %d, warm %d%n", counters, (written - started) / 1_000_000,
-        (directDone - written) / 1_000_000, (coldDone - directDone) / 1_000_000, (warmDone - coldDone) / 1_000_000);
-    int rows = ROWS;
-    assertThat(direct.get(0)).as("rows Hive wrote").singleElement().asString().startsWith(rows + "\t" + (long) rows * (rows - 1) / 2 + "\t");
+    System.err.printf("hive embedded: %s; ms: direct %d, cold %d, warm %d%n", counters,
+        (directDone - started) / 1_000_000, (coldDone - directDone) / 1_000_000, (warmDone - coldDone) / 1_000_000);
+    assertThat(direct.get(0)).as("rows Hive wrote").singleElement().asString().startsWith(KNOWN_TOTALS);
     assertThat(direct.get(1)).hasSize(17);
     assertThat(cold).isEqualTo(direct);
     assertThat(warm).isEqualTo(direct);
@@ -163,9 +173,40 @@ class HiveS3EndToEndIT {
     assertThat(warmCounters.gets()).as("GETs on the warm run: %s", counters).isZero();
   }
 
-  /** Turns caching on or off for the session's next queries, as a user would with SET. */
-  private void caching(boolean enabled) throws IOException {
-    hive.execute("SET rubix.cache.enabled=" + enabled);
+  /**
+   * The layout docs/hive.md recommends on YARN: the engine JVMs share the node's BookKeeper daemon
+   * (here the packaged distribution's bin/rubix-bookkeeper on the same cache directories), which the
+   * shaded jar's relocated Thrift client talks to. Its metadata starts empty, so the cold run reads
+   * from S3 and the warm run must not.
+   */
+  @Test
+  void throughTheBookKeeperDaemonTheWarmRunReadsNothingFromS3() throws IOException {
+    String query = QUERIES.get(0);
+    try {
+      session(Map.of("rubix.cache.enabled", "true", "rubix.cluster.embedded.mode", "false",
+          "rubix.network.bookkeeper.server.port", Integer.toString(daemon.port())));
+      server.reset();
+      List<String> cold = hive.execute(query);
+      S3ServerProcess.Counters coldCounters = server.reset();
+      List<String> warm = hive.execute(query);
+      S3ServerProcess.Counters warmCounters = server.reset();
+
+      String counters = "cold " + coldCounters + ", warm " + warmCounters;
+      System.err.println("hive with the BookKeeper daemon: " + counters);
+      assertThat(cold).singleElement().asString().startsWith(KNOWN_TOTALS);
+      assertThat(warm).isEqualTo(cold);
+      assertThat(coldCounters.bytes()).as("cold run reads from S3: %s", counters).isPositive();
+      assertThat(warmCounters.bytes()).as("bytes served on the warm run: %s", counters).isZero();
+    } finally {
+      session(Map.of("rubix.cluster.embedded.mode", "true"));
+    }
+  }
+
+  /** Changes the session's settings for its next queries, as a user would with SET. */
+  private void session(Map<String, String> settings) throws IOException {
+    for (Map.Entry<String, String> setting : settings.entrySet()) {
+      hive.execute("SET " + setting.getKey() + "=" + setting.getValue());
+    }
     hive.closeFileSystems();
   }
 
