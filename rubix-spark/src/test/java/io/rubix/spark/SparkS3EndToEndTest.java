@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.client.ClientConfig;
 import io.rubix.hadoop.CachingS3AFileSystem;
-import io.rubix.spark.testing.S3ServerLauncher;
 import io.rubix.spark.testing.TpcdsData;
 import io.rubix.spark.testing.TpcdsQueries;
+import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.IOException;
 import java.net.ServerSocket;

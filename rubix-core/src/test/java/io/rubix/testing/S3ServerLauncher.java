@@ -1,7 +1,5 @@
-package io.rubix.spark.testing;
+package io.rubix.testing;
 
-import io.rubix.testing.S3ServerMain;
-import io.rubix.testing.S3ServerProcess;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -9,8 +7,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Starts the S3 server in its own JVM from the jars the build put in {@code target/s3server-lib}
- * (S3Proxy's jar-with-dependencies) plus the rubix-core test classes that hold {@link S3ServerMain}.
+ * Starts the S3 server in its own JVM from the directory that {@value #LIB_PROPERTY} names (the build
+ * copies S3Proxy's jar-with-dependencies there) plus the rubix-core test classes that hold
+ * {@link S3ServerMain}. For tests whose own classpath cannot host S3Proxy (Spark, Hive).
  */
 public final class S3ServerLauncher {
   /** System property naming the directory with S3Proxy's jar-with-dependencies. */
