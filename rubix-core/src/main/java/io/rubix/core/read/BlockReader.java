@@ -133,7 +133,7 @@ public final class BlockReader {
     int first = block(position);
     int end = block(position + n - 1) + 1;
     BlockRange status = s.recentStatus;
-    if (status == null || !status.covers(first, end) || !status.allCached(first, end)) {
+    if (status == null || !status.covers(first, end) || !cachedOrOwnedElsewhere(s, status, first, end)) {
       try {
         // one answer for the blocks ahead too: a warm sequential stream then asks once per STATUS_WINDOW blocks
         status = service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + STATUS_WINDOW)));
@@ -161,6 +161,26 @@ public final class BlockReader {
       }
       b = runEnd;
     }
+  }
+
+  /**
+   * Whether a recent status still answers a read of {@code [first, end)}: each block is cached, or
+   * is not cached and not admitted here (this node never caches it, so asking again would tell
+   * nothing new: a stream reading splits other nodes own asks its BookKeeper once per window, not per read).
+   */
+  private boolean cachedOrOwnedElsewhere(ReadSession s, BlockRange status, int first, int end) {
+    if (status.allCached(first, end)) {
+      return true;
+    }
+    if (transfers == null || admission == BlockAdmission.ALL) {
+      return false;
+    }
+    for (int b = first; b < end; b++) {
+      if (status.state(b) != BlockState.CACHED && (status.state(b) != BlockState.MISSING || admits(s, b))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Reads blocks {@code [first, end)} the status says are cached; a block that fails is re-read (and re-fetched when {@code refetch}). */

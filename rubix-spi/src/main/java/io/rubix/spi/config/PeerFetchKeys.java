@@ -14,7 +14,7 @@ public final class PeerFetchKeys {
       "Most bytes one peer request may make an owner fetch from the source (at least one block); the owner serves the blocks it has, the reader reads the rest from the source.");
   public static final ConfigKey FETCH_SCHEMES = new ConfigKey("rubix.network.transfer.fetch.schemes", "s3a,s3,s3n,gs,abfs,abfss,wasb,wasbs,oss,hdfs",
       "URI schemes of objects an owner fetches for peers, with its own credentials (never file: a peer must not read the owner's local files).");
-  public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.network.transfer.readahead.max", "8m",
+  public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.network.transfer.readahead.max", "16m",
       "Read-ahead of a sequential reader over blocks other nodes own: how far ahead of the read it fetches them from their owners (bytes with suffix, held in memory per stream; 0 disables). Needs rubix.cache.readahead.max > 0.");
 
   private PeerFetchKeys() {}
