@@ -98,7 +98,7 @@ public final class OwnerFetcher implements Closeable {
    */
   public Outcome fill(ObjectVersion version, int first, int end) {
     if (!config.fetches(version.path())) {
-      return refused();
+      return Outcome.REFUSED;
     }
     String source = sourceKey(version.path());
     Long until = failingUntil.get(source);
