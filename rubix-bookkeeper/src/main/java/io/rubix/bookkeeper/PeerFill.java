@@ -5,7 +5,7 @@ import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.OwnerFetcher;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
-import io.rubix.core.store.CacheFiles;
+import io.rubix.core.store.ChannelOpener;
 import io.rubix.hadoop.SourceFileSystems;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -34,7 +34,7 @@ final class PeerFill implements AutoCloseable {
   }
 
   static PeerFill start(BookKeeperConfig config, InProcessMetadataService service) {
-    CacheEngine engine = CacheEngine.withService(config.cache(), service, "bookkeeper-peer-fill", CacheFiles::openReadWrite);
+    CacheEngine engine = CacheEngine.withService(config.cache(), service, "bookkeeper-peer-fill", ChannelOpener.DEFAULT);
     SourceFileSystems sources = new SourceFileSystems(config.sourceConf(), config.cache());
     OwnerFetcher fetcher = new OwnerFetcher(config.fetch(), config.cache().blockSize(), engine.filler(), sources, engine.stats(),
         config.transfer().skipDuration(), System::nanoTime);

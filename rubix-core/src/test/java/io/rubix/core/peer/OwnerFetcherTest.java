@@ -9,7 +9,7 @@ import io.rubix.core.peer.OwnerFetcher.Outcome;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
 import io.rubix.core.stats.CacheCounter;
-import io.rubix.core.store.CacheFiles;
+import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockState;
 import java.io.IOException;
@@ -51,7 +51,7 @@ class OwnerFetcherTest {
     conf.set("rubix.cache.jmx.enabled", "false");
     CacheConfig config = CacheConfig.from(conf);
     service = new InProcessMetadataService(BLOCK, List.of(tmp), List.of(1L << 30), Duration.ofSeconds(60), System::nanoTime);
-    engine = CacheEngine.withService(config, service, "test", CacheFiles::openReadWrite);
+    engine = CacheEngine.withService(config, service, "test", ChannelOpener.DEFAULT);
   }
 
   @AfterEach
