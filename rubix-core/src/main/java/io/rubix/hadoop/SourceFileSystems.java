@@ -48,8 +48,16 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
   private final Cache<ObjectVersion, FileStatus> checked;
   private volatile boolean closed;
 
+  /**
+   * Sources opened with {@code conf} over Hadoop's defaults (and any {@code core-site.xml} on the
+   * class path): a daemon's configuration is often built without defaults, which connectors expect.
+   */
   public SourceFileSystems(Configuration conf, CacheConfig cache) {
-    this.conf = new Configuration(requireNonNull(conf, "conf is null"));
+    requireNonNull(conf, "conf is null");
+    this.conf = new Configuration();
+    for (Map.Entry<String, String> entry : conf) {
+      this.conf.set(entry.getKey(), entry.getValue());
+    }
     Caffeine<Object, Object> builder = Caffeine.newBuilder().maximumSize(cache.statusCacheEntries());
     if (cache.freshness() == Freshness.TTL) {
       builder.expireAfterWrite(cache.freshnessTtl());
