@@ -55,6 +55,8 @@ public final class BookKeeper implements AutoCloseable {
   private final Thread serverThread;
   private final MetricsEndpoint metrics;
   private final TransferServer transfer;
+  /** Fetches blocks from the source for peers, with its cache engine and sources; null when off. */
+  private final PeerFill peerFill;
   private final ObjectName beanName;
   private final long startedAt = System.currentTimeMillis();
 
@@ -95,14 +97,19 @@ public final class BookKeeper implements AutoCloseable {
     PeerConfig peer = config.transfer();
     TransferServer transferServer = null;
     MetricsEndpoint metricsEndpoint = null;
+    PeerFill fill = peer.port() >= 0 && config.fetch().enabled() ? PeerFill.start(config, service) : null;
     try {
       transferServer = peer.port() >= 0
-          ? new TransferServer(service, config.bindAddress(), peer.port(), peer.secret(), peer.timeout(), peer.serverThreads())
+          ? new TransferServer(service, config.bindAddress(), peer.port(), peer.secret(), peer.timeout(), peer.serverThreads(),
+              fill == null ? null : fill.fetcher())
           : null;
       metricsEndpoint = config.metricsPort() >= 0 ? new MetricsEndpoint(config.bindAddress(), config.metricsPort(), this::samples) : null;
     } catch (IOException | RuntimeException e) {
       if (transferServer != null) {
         transferServer.close();
+      }
+      if (fill != null) {
+        fill.close();
       }
       server.stop();
       socket.close();
@@ -110,6 +117,7 @@ public final class BookKeeper implements AutoCloseable {
       throw e;
     }
     this.transfer = transferServer;
+    this.peerFill = fill;
     this.metrics = metricsEndpoint;
     this.beanName = registerBean();
     LOG.info("BookKeeper {} listening on {}:{} (metrics port {}, transfer port {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
@@ -185,6 +193,9 @@ public final class BookKeeper implements AutoCloseable {
       values.put("rubix_transfer_bad_requests", transfer.badRequests());
       values.put("rubix_transfer_unauthorized_requests", transfer.unauthorized());
     }
+    if (peerFill != null) {
+      values.putAll(peerFill.counters());
+    }
     return values;
   }
 
@@ -242,6 +253,9 @@ public final class BookKeeper implements AutoCloseable {
   public void close() {
     if (transfer != null) {
       transfer.close();
+    }
+    if (peerFill != null) {
+      peerFill.close();
     }
     server.stop();
     socket.close();

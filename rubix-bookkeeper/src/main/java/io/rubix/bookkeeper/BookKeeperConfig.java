@@ -6,17 +6,24 @@ import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.core.peer.PeerConfig;
+import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.spi.config.BookKeeperKeys;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import org.apache.hadoop.conf.Configuration;
 
-/** The BookKeeper daemon's configuration: the cache it manages and where it listens (Thrift, metrics and data-transfer ports). */
+/**
+ * The BookKeeper daemon's configuration: the cache it manages and where it listens (Thrift, metrics and
+ * data-transfer ports), whether it fetches blocks from the source for peers, and the Hadoop settings
+ * (credentials) it opens sources with for that.
+ */
 public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, int maxFrameSize, Duration frameTimeout, int workerThreads,
-    int metricsPort, String nodeId, PeerConfig transfer) {
+    int metricsPort, String nodeId, PeerConfig transfer, PeerFetchConfig fetch, Configuration sourceConf) {
   public BookKeeperConfig {
     requireNonNull(transfer, "transfer is null");
+    requireNonNull(fetch, "fetch is null");
+    requireNonNull(sourceConf, "sourceConf is null");
     requireNonNull(cache, "cache is null");
     requireNonNull(frameTimeout, "frameTimeout is null");
     requireNonNull(bindAddress, "bindAddress is null");
@@ -46,6 +53,8 @@ public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, 
         reader.getInt(BookKeeperKeys.WORKER_THREADS, 1, 1024),
         reader.getInt(BookKeeperKeys.METRICS_PORT, -1, 65535),
         nodeId,
-        PeerConfig.from(conf));
+        PeerConfig.from(conf),
+        PeerFetchConfig.from(conf),
+        new Configuration(conf));
   }
 }

@@ -83,6 +83,8 @@ class PeerReadTest {
     List<String> entries = new ArrayList<>();
     for (int node = 1; node <= NODES; node++) {
       Configuration conf = BookKeeperTestSupport.daemonConf(Files.createDirectories(tmp.resolve("node" + node)));
+      // the owner's own credentials, for blocks it fetches from the source for its peers
+      s3.s3aConfiguration().getPropsWithPrefix("fs.s3a.").forEach((key, value) -> conf.set("fs.s3a." + key, value));
       conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
       conf.set("rubix.cluster.node.id", "node" + node);
       conf.set("rubix.network.bookkeeper.bind.address", host(node));

@@ -6,6 +6,7 @@ import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.EmbeddedServices;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.BlockAdmission;
+import io.rubix.core.read.BlockFiller;
 import io.rubix.core.read.BlockReader;
 import io.rubix.core.read.CachingInputStream;
 import io.rubix.core.read.Source;
@@ -45,6 +46,7 @@ public final class CacheEngine implements Closeable {
   private final AutoCloseable serviceRelease;
   private final BlockStore store;
   private final BlockReader reader;
+  private final BlockFiller filler;
   private final CacheStats stats = new CacheStats();
   private final ExecutorService fetchExecutor;
   private final ExecutorService writeExecutor;
@@ -65,6 +67,7 @@ public final class CacheEngine implements Closeable {
     this.writeExecutor = pool("rubix-write-" + name, 2);
     this.vectoredExecutor = pool("rubix-vectored-" + name, config.fetchThreads());
     this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor, admission, peers);
+    this.filler = reader.filler();
     this.beanName = config.jmxEnabled() ? register(name) : null;
   }
 
@@ -109,6 +112,11 @@ public final class CacheEngine implements Closeable {
 
   public CachingInputStream open(ObjectVersion version, Source source) {
     return new CachingInputStream(reader, version, source, new StreamStats(stats), vectoredExecutor);
+  }
+
+  /** Fills blocks into this engine's cache for others (an owner node serving peers). */
+  public BlockFiller filler() {
+    return filler;
   }
 
   public CacheConfig config() {

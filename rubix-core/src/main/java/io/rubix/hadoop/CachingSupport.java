@@ -7,6 +7,7 @@ import io.rubix.core.cluster.Rendezvous;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.peer.PeerClient;
 import io.rubix.core.peer.PeerConfig;
+import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.Source;
@@ -70,7 +71,7 @@ final class CachingSupport implements Closeable {
     try {
       BlockAdmission admission = locality == null ? BlockAdmission.ALL : locality;
       PeerConfig peerConfig = PeerConfig.from(conf);
-      PeerReader peers = locality != null && peerConfig.enabled() && peerConfig.port() > 0 ? new PeerClient(peerConfig, locality) : null;
+      PeerReader peers = locality != null && peerConfig.enabled() && peerConfig.port() > 0 ? new PeerClient(peerConfig, PeerFetchConfig.from(conf), locality) : null;
       return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener, admission, peers), new StatusTracker(config), locality);
     } catch (RuntimeException e) {
       if (locality != null) {

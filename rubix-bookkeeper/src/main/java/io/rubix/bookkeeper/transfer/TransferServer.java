@@ -2,6 +2,7 @@ package io.rubix.bookkeeper.transfer;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.peer.OwnerFetcher;
 import io.rubix.core.peer.TransferProtocol;
 import io.rubix.core.peer.TransferProtocol.Received;
 import io.rubix.core.peer.TransferProtocol.Request;
@@ -40,7 +41,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The BookKeeper's data-transfer port ({@link TransferProtocol}): serves cached blocks of the version
- * a peer names, straight from the cache file with {@link FileChannel#transferTo}. One request per
+ * a peer names, straight from the cache file with {@link FileChannel#transferTo}. With an
+ * {@link OwnerFetcher}, blocks a request asks to be filled that are not cached are first fetched
+ * from the source (bounded; see there), so a non-owner's read warms the owner. One request per
  * connection, handled by a small bounded pool; a connection beyond it is closed at once. A request
  * only reads blocks its version's metadata says are cached; a malformed one gets BAD_REQUEST, a
  * connection whose reads stall is closed after the timeout, and every connection is closed at the
@@ -50,6 +53,8 @@ public final class TransferServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(TransferServer.class);
 
   private final CacheMetadataService service;
+  /** Fills blocks peers ask for and this node lacks, or null when this node only serves what it has. */
+  private final OwnerFetcher fetcher;
   private final byte[] secret;
   private final int timeoutMillis;
   private final ServerSocketChannel listener;
@@ -65,7 +70,14 @@ public final class TransferServer implements Closeable {
   private volatile boolean closed;
 
   public TransferServer(CacheMetadataService service, String bindAddress, int port, String secret, Duration timeout, int threads) throws IOException {
+    this(service, bindAddress, port, secret, timeout, threads, null);
+  }
+
+  /** A server that, with a {@code fetcher}, fills blocks a request with the fill flag asks for before serving them. */
+  public TransferServer(CacheMetadataService service, String bindAddress, int port, String secret, Duration timeout, int threads,
+      OwnerFetcher fetcher) throws IOException {
     this.service = requireNonNull(service, "service is null");
+    this.fetcher = fetcher;
     this.secret = TransferProtocol.secret(secret);
     this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
     this.listener = ServerSocketChannel.open();
@@ -83,7 +95,7 @@ public final class TransferServer implements Closeable {
       return t;
     });
     workers.allowCoreThreadTimeOut(true);
-    this.connectionDeadlineMillis = Math.max(10_000L, 5L * timeoutMillis);
+    this.connectionDeadlineMillis = Math.max(10_000L, 5L * timeoutMillis) + (fetcher == null ? 0 : fetcher.timeout().toMillis());
     this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "rubix-transfer-watchdog-" + listenPort);
       t.setDaemon(true);
@@ -159,6 +171,11 @@ public final class TransferServer implements Closeable {
       Received received;
       try {
         received = TransferProtocol.decode(in, secret);
+      } catch (TransferProtocol.UnsupportedVersionException e) {
+        LOG.debug("Block-transfer request from {} in another protocol version: {}", channel.getRemoteAddress(), e.getMessage());
+        badRequests.incrementAndGet();
+        respond(channel, Status.UNSUPPORTED_VERSION);
+        return;
       } catch (TransferProtocol.ProtocolException | IllegalArgumentException e) {
         LOG.debug("Bad block-transfer request from {}: {}", channel.getRemoteAddress(), e.getMessage());
         badRequests.incrementAndGet();
@@ -206,14 +223,34 @@ public final class TransferServer implements Closeable {
       respond(channel, Status.ERROR);
       return;
     }
+    int cached = leadingCached(status, first, end);
+    if (cached < end - first && request.fill() && fetcher != null) {
+      OwnerFetcher.Outcome outcome = fetcher.fill(version, first + cached, end);
+      if (outcome == OwnerFetcher.Outcome.STALE && cached == 0) {
+        respond(channel, Status.STALE);
+        return;
+      }
+      if (outcome == OwnerFetcher.Outcome.FILLED) {
+        try {
+          status = service.status(version, first, end);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("Metadata lookup for a block transfer of {} failed", version.path(), e);
+          respond(channel, Status.ERROR);
+          return;
+        }
+        cached = leadingCached(status, first, end);
+      }
+    }
+    if (cached == 0) {
+      respond(channel, Status.NOT_CACHED);
+      return;
+    }
+    // the blocks cached from the first one on: the reader reads the others elsewhere
+    end = first + cached;
     int blockSize = request.blockSize();
     int[] lengths = new int[end - first];
     int[] crcs = new int[end - first];
     for (int b = first; b < end; b++) {
-      if (status.state(b) != BlockState.CACHED) {
-        respond(channel, Status.NOT_CACHED);
-        return;
-      }
       lengths[b - first] = version.blockLength(b, blockSize);
       crcs[b - first] = status.crc32c(b);
     }
@@ -247,6 +284,14 @@ public final class TransferServer implements Closeable {
       }
       bytesServed.addAndGet(sent);
     }
+  }
+
+  private static int leadingCached(BlockRange status, int first, int end) {
+    int b = first;
+    while (b < end && status.state(b) == BlockState.CACHED) {
+      b++;
+    }
+    return b - first;
   }
 
   private static void respond(SocketChannel channel, Status status) throws IOException {

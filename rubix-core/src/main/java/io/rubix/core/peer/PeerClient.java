@@ -12,7 +12,9 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -21,9 +23,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads blocks of splits other nodes own from those nodes' data-transfer ports
  * ({@link TransferProtocol}): one connection per request of at most {@link TransferProtocol#MAX_BLOCKS}
- * blocks, every block checked against the CRC32C the owner recorded for it. A peer that fails is
- * reported down to the cluster's {@link io.rubix.core.cluster.NodeLiveness}, which takes it out of the
- * ring until it answers again; a peer that answers NOT_CACHED is not.
+ * blocks, every block checked against the CRC32C the owner recorded for it. With peer fetches on, it
+ * asks the owner to fetch blocks it lacks from the source first and waits up to
+ * {@code rubix.network.transfer.fetch.timeout} longer for its answer. A peer that fails is reported
+ * down to the cluster's {@link io.rubix.core.cluster.NodeLiveness}, which takes it out of the ring
+ * until it answers again; a peer that answers NOT_CACHED or STALE is not.
  */
 public final class PeerClient implements PeerReader {
   private static final Logger LOG = LoggerFactory.getLogger(PeerClient.class);
@@ -32,46 +36,60 @@ public final class PeerClient implements PeerReader {
   private final ClusterLocality locality;
   private final byte[] secret;
   private final int timeoutMillis;
+  private final boolean fill;
+  private final int statusWaitMillis;
+  private final long readAheadBytes;
 
   public PeerClient(PeerConfig config, ClusterLocality locality) {
+    this(config, new PeerFetchConfig(false, 1, java.time.Duration.ZERO, 1, java.util.Set.of(), 0), locality);
+  }
+
+  /** A client that asks owners to fetch blocks they lack from the source when {@code fetch} enables it. */
+  public PeerClient(PeerConfig config, PeerFetchConfig fetch, ClusterLocality locality) {
     this.config = requireNonNull(config, "config is null");
+    this.fill = fetch.enabled();
+    this.readAheadBytes = fetch.readAheadMax();
+    this.statusWaitMillis = fill ? (int) Math.min(Integer.MAX_VALUE / 2, fetch.timeout().toMillis()) : 0;
     this.locality = requireNonNull(locality, "locality is null");
     this.secret = TransferProtocol.secret(config.secret());
-    this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.timeout().toMillis()));
+    this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE / 2, config.timeout().toMillis()));
     if (config.port() <= 0) {
       throw new IllegalArgumentException("Peer reads need a fixed transfer port, not " + config.port());
     }
   }
 
   @Override
-  public Result read(ObjectVersion version, int blockSize, int first, int end, long position, ByteBuffer dst) {
-    long limit = position + dst.remaining();
-    long served = 0;
-    PeerBlock last = null;
-    int b = first;
-    while (b < end) {
-      ClusterNode owner = peerOf(version.path(), (long) b * blockSize);
-      if (owner == null) {
-        break;
-      }
-      int groupEnd = b + 1;
-      while (groupEnd < end && groupEnd - b < TransferProtocol.MAX_BLOCKS && owner.equals(peerOf(version.path(), (long) groupEnd * blockSize))) {
-        groupEnd++;
-      }
-      try {
-        last = fetch(owner, version, blockSize, b, groupEnd, position, dst);
-      } catch (NotCachedException e) {
-        LOG.debug("Blocks [{}, {}) of {} are not cached on {}", b, groupEnd, version.path(), owner.id());
-        return new Result(served, true, last);
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("Peer read of blocks [{}, {}) of {} from {}:{} failed: {}", b, groupEnd, version.path(), owner.host(), config.port(), e.toString());
-        locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed: " + e);
-        return new Result(served, true, last);
-      }
-      served = Math.min(limit, (long) groupEnd * blockSize) - position;
-      b = groupEnd;
+  public Transfer fetch(ObjectVersion version, int blockSize, int first, int end) {
+    ClusterNode owner = peerOf(version.path(), (long) first * blockSize);
+    int groupEnd = first + 1;
+    while (groupEnd < end && groupEnd - first < TransferProtocol.MAX_BLOCKS
+        && Objects.equals(owner, peerOf(version.path(), (long) groupEnd * blockSize))) {
+      groupEnd++;
     }
-    return new Result(served, false, last);
+    if (owner == null) {
+      return new Transfer(List.of(), groupEnd, false);
+    }
+    try {
+      return new Transfer(fetch(owner, version, blockSize, first, groupEnd), groupEnd, false);
+    } catch (NotServedException e) {
+      LOG.debug("Blocks [{}, {}) of {} not served by {}: {}", first, groupEnd, version.path(), owner.id(), e.status);
+      return new Transfer(List.of(), groupEnd, true);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Peer read of blocks [{}, {}) of {} from {}:{} failed: {}", first, groupEnd, version.path(), owner.host(), config.port(), e.toString());
+      locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed: " + e);
+      return new Transfer(List.of(), groupEnd, true);
+    }
+  }
+
+  @Override
+  public long maxFetchMillis() {
+    // connect, the owner's answer (it may fetch first), the bytes
+    return 2L * timeoutMillis + statusWaitMillis;
+  }
+
+  @Override
+  public long readAheadBytes() {
+    return readAheadBytes;
   }
 
   /** The owner (among the live nodes) of the split holding {@code offset}, or null when it is this node or unknown. */
@@ -83,64 +101,66 @@ public final class PeerClient implements PeerReader {
     return owner.get();
   }
 
-  /** Fetches blocks {@code [first, end)} from {@code owner} into {@code dst}; returns the last of them. */
-  private PeerBlock fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, long position, ByteBuffer dst) throws IOException {
-    byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version, blockSize, first, end - first), secret);
+  /** Fetches a leading run of blocks {@code [first, end)} from {@code owner}: at least one block, or an exception. */
+  private List<PeerBlock> fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end) throws IOException {
+    byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version, blockSize, first, end - first, fill), secret);
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(owner.host(), config.port()), timeoutMillis);
-      socket.setSoTimeout(timeoutMillis);
+      // the owner may fetch the blocks from the source before it answers
+      socket.setSoTimeout(timeoutMillis + statusWaitMillis);
       socket.setTcpNoDelay(true);
       OutputStream out = socket.getOutputStream();
       out.write(request);
       out.flush();
       DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
       Status status = TransferProtocol.readStatus(in);
-      if (status == Status.NOT_CACHED) {
-        throw new NotCachedException();
+      if (status == Status.NOT_CACHED || status == Status.STALE) {
+        throw new NotServedException(status);
       }
       if (status != Status.OK) {
         throw new IOException("Peer " + owner.id() + " answered " + status);
       }
+      socket.setSoTimeout(timeoutMillis);
       int count = in.readInt();
-      if (count != end - first) {
+      if (count < 1 || count > end - first) {
         throw new TransferProtocol.ProtocolException("Peer sent " + count + " blocks, asked for " + (end - first));
       }
       int[] lengths = new int[count];
       int[] crcs = new int[count];
+      int total = 0;
       for (int i = 0; i < count; i++) {
         lengths[i] = in.readInt();
         crcs[i] = in.readInt();
         if (lengths[i] != version.blockLength(first + i, blockSize)) {
           throw new TransferProtocol.ProtocolException("Peer sent " + lengths[i] + " bytes for block " + (first + i) + " of " + version);
         }
+        total += lengths[i];
       }
-      byte[] block = new byte[lengths[0]];
-      long limit = position + dst.remaining();
+      byte[] bytes = new byte[total];
+      in.readFully(bytes);
+      List<PeerBlock> blocks = new ArrayList<>(count);
+      int offset = 0;
       for (int i = 0; i < count; i++) {
-        int b = first + i;
-        if (i == count - 1 && count > 1) {
-          // the buffer handed back as the last block is never the one reused for the others
-          block = new byte[lengths[i]];
-        }
-        in.readFully(block, 0, lengths[i]);
         CRC32C crc = new CRC32C();
-        crc.update(block, 0, lengths[i]);
+        crc.update(bytes, offset, lengths[i]);
         if ((int) crc.getValue() != crcs[i]) {
-          throw new IOException("Checksum mismatch in block " + b + " of " + version.path() + " from peer " + owner.id());
+          throw new IOException("Checksum mismatch in block " + (first + i) + " of " + version.path() + " from peer " + owner.id());
         }
-        long blockStart = (long) b * blockSize;
-        long from = Math.max(position, blockStart);
-        long to = Math.min(limit, blockStart + lengths[i]);
-        if (from < to) {
-          dst.put(dst.position() + (int) (from - position), block, (int) (from - blockStart), (int) (to - from));
-        }
+        blocks.add(new PeerBlock(version, first + i, bytes, offset, lengths[i]));
+        offset += lengths[i];
       }
-      return new PeerBlock(version, end - 1, block, lengths[count - 1]);
+      return blocks;
     }
   }
 
-  /** The owner has not cached the blocks: not a failure of the peer. */
-  private static final class NotCachedException extends IOException {
+  /** The owner has not cached the blocks and did not fetch them (or the source no longer has the version): not a failure of the peer. */
+  private static final class NotServedException extends IOException {
     private static final long serialVersionUID = 1L;
+    private final transient Status status;
+
+    NotServedException(Status status) {
+      super(status.toString());
+      this.status = status;
+    }
   }
 }

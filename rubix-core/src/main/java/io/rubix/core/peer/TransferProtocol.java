@@ -21,7 +21,7 @@ import javax.crypto.spec.SecretKeySpec;
  * One request per connection, all integers big-endian.
  *
  * <pre>
- * request  = magic:int32 version:int16 blockSize:int32
+ * request  = magic:int32 version:int16 flags:int8 blockSize:int32
  *            pathLength:int16 path:utf8 length:int64 modificationTime:int64 etagLength:int16 etag:utf8
  *            firstBlock:int32 blockCount:int32
  *            macLength:int8 mac:bytes      (0 or 32: HMAC-SHA256 of every byte before macLength, keyed with the shared secret)
@@ -29,13 +29,22 @@ import javax.crypto.spec.SecretKeySpec;
  *            if OK: blockCount:int32, then per block length:int32 crc32c:int32, then the blocks' bytes in order
  * </pre>
  *
- * A request names one object version: the server serves only blocks it has cached for exactly that
- * version, all or nothing ({@link Status#NOT_CACHED} otherwise). Sizes are bounded; a frame that
- * breaks a bound or does not parse gets {@link Status#BAD_REQUEST}.
+ * A request names one object version: the server serves blocks it has cached for exactly that
+ * version. With the {@link #FLAG_FILL} flag an owner that lacks some of them may first fetch them
+ * from the source (once, coalesced with its other readers) after checking that the source still has
+ * that version ({@link Status#STALE} when it does not). An OK response carries a leading prefix of
+ * the blocks asked for (at least one); the reader reads the rest elsewhere. Sizes are bounded; a
+ * frame that breaks a bound or does not parse gets {@link Status#BAD_REQUEST}, a frame of another
+ * protocol version {@link Status#UNSUPPORTED_VERSION}.
+ *
+ * <p>Version 2 (this one) added the flags byte, partial responses and the STALE and
+ * UNSUPPORTED_VERSION statuses; version 1 peers are refused with UNSUPPORTED_VERSION.
  */
 public final class TransferProtocol {
   public static final int MAGIC = 0x52425854; // "RBXT"
-  public static final short VERSION = 1;
+  public static final short VERSION = 2;
+  /** Request flag: the owner may fetch blocks it lacks from the source before answering. */
+  public static final int FLAG_FILL = 1;
   /** Most blocks one request may ask for. */
   public static final int MAX_BLOCKS = 64;
   /** Longest path or ETag, in UTF-8 bytes. */
@@ -46,7 +55,11 @@ public final class TransferProtocol {
   private TransferProtocol() {}
 
   public enum Status {
-    OK(0), NOT_CACHED(1), BAD_REQUEST(2), UNAUTHORIZED(3), ERROR(4);
+    OK(0), NOT_CACHED(1), BAD_REQUEST(2), UNAUTHORIZED(3), ERROR(4),
+    /** The source no longer has the version the request names (changed or deleted): the owner sends no bytes of another version. */
+    STALE(5),
+    /** The request speaks another protocol version. */
+    UNSUPPORTED_VERSION(6);
 
     private final int code;
 
@@ -69,7 +82,7 @@ public final class TransferProtocol {
   }
 
   /** A frame that breaks the protocol. */
-  public static final class ProtocolException extends IOException {
+  public static class ProtocolException extends IOException {
     private static final long serialVersionUID = 1L;
 
     public ProtocolException(String message) {
@@ -77,10 +90,27 @@ public final class TransferProtocol {
     }
   }
 
-  /** A request for blocks {@code [firstBlock, firstBlock + blockCount)} of {@code version}. */
-  public record Request(ObjectVersion version, int blockSize, int firstBlock, int blockCount) {
+  /** A frame of another protocol version. */
+  public static final class UnsupportedVersionException extends ProtocolException {
+    private static final long serialVersionUID = 1L;
+
+    public UnsupportedVersionException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * A request for blocks {@code [firstBlock, firstBlock + blockCount)} of {@code version}; with
+   * {@code fill} the owner may fetch blocks it lacks from the source first.
+   */
+  public record Request(ObjectVersion version, int blockSize, int firstBlock, int blockCount, boolean fill) {
     public Request {
       requireNonNull(version, "version is null");
+    }
+
+    /** A request for cached blocks only. */
+    public Request(ObjectVersion version, int blockSize, int firstBlock, int blockCount) {
+      this(version, blockSize, firstBlock, blockCount, false);
     }
   }
 
@@ -93,6 +123,7 @@ public final class TransferProtocol {
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
       out.writeShort(VERSION);
+      out.writeByte(request.fill() ? FLAG_FILL : 0);
       out.writeInt(request.blockSize());
       writeString(out, request.version().path(), MAX_PATH_BYTES);
       out.writeLong(request.version().length());
@@ -147,7 +178,11 @@ public final class TransferProtocol {
     }
     short version = body.readShort();
     if (version != VERSION) {
-      throw new ProtocolException("Unsupported protocol version " + version);
+      throw new UnsupportedVersionException("Unsupported protocol version " + version + ", this server speaks " + VERSION);
+    }
+    int flags = body.readUnsignedByte();
+    if ((flags & ~FLAG_FILL) != 0) {
+      throw new ProtocolException("Unknown request flags " + Integer.toHexString(flags));
     }
     int blockSize = body.readInt();
     String path = readString(body, MAX_PATH_BYTES);
@@ -171,7 +206,7 @@ public final class TransferProtocol {
       throw new ProtocolException("Blocks [" + firstBlock + ", +" + blockCount + ") are outside " + objectVersion);
     }
     boolean authorized = secret == null || (macLength == MAC_BYTES && MessageDigest.isEqual(mac, mac(secret, signed)));
-    return new Received(new Request(objectVersion, blockSize, firstBlock, blockCount), authorized);
+    return new Received(new Request(objectVersion, blockSize, firstBlock, blockCount, (flags & FLAG_FILL) != 0), authorized);
   }
 
   /** The response header: status, and for OK the blocks' lengths and CRC32Cs. */
@@ -202,7 +237,7 @@ public final class TransferProtocol {
     }
     short version = in.readShort();
     if (version != VERSION) {
-      throw new ProtocolException("Unsupported transfer response version " + version);
+      throw new UnsupportedVersionException("The peer speaks transfer protocol version " + version + ", this reader " + VERSION);
     }
     return Status.of(in.readUnsignedByte());
   }

@@ -54,6 +54,9 @@ public final class BlockReader {
   private final InFlightBuffers inFlight = new InFlightBuffers();
   private final BlockAdmission admission;
   private final PeerReader peers;
+  /** Peer transfers in flight in this JVM, or null without peer reads. */
+  private final PeerTransfers transfers;
+  private final int peerReadAheadBlocks;
 
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor) {
     this(config, service, store, fetchExecutor, writeExecutor, BlockAdmission.ALL);
@@ -68,6 +71,7 @@ public final class BlockReader {
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor,
       BlockAdmission admission, PeerReader peers) {
     this.peers = peers;
+    this.transfers = peers == null ? null : new PeerTransfers(peers);
     this.admission = requireNonNull(admission, "admission is null");
     this.config = requireNonNull(config, "config is null");
     this.service = requireNonNull(service, "service is null");
@@ -80,6 +84,12 @@ public final class BlockReader {
     }
     this.chunkBlocks = (int) Math.max(1, config.fetchChunkSize() / blockSize);
     this.readAheadMaxBlocks = (int) (config.readAheadMax() / blockSize);
+    this.peerReadAheadBlocks = peers == null ? 0 : (int) Math.min(Integer.MAX_VALUE, peers.readAheadBytes() / blockSize);
+  }
+
+  /** A filler that fetches into this reader's cache. */
+  public BlockFiller filler() {
+    return new BlockFiller(this);
   }
 
   ReadSession newSession(ObjectVersion version, Source source, io.rubix.core.stats.StreamStats stats) {
@@ -106,6 +116,12 @@ public final class BlockReader {
     if (readAhead != null) {
       readAhead(s, readAhead[0], readAhead[1]);
     }
+    if (transfers != null && admission != BlockAdmission.ALL) {
+      int[] peerAhead = s.notePeerRead(block(position), block(position + n - 1), peerReadAheadBlocks, chunkBlocks);
+      if (peerAhead != null) {
+        peerReadAhead(s, peerAhead[0], peerAhead[1]);
+      }
+    }
     ByteBuffer target = dst.slice(dst.position(), n);
     readRange(s, position, target);
     dst.position(dst.position() + n);
@@ -117,7 +133,7 @@ public final class BlockReader {
     int first = block(position);
     int end = block(position + n - 1) + 1;
     BlockRange status = s.recentStatus;
-    if (status == null || !status.covers(first, end) || !status.allCached(first, end)) {
+    if (status == null || !status.covers(first, end) || !cachedOrOwnedElsewhere(s, status, first, end)) {
       try {
         // one answer for the blocks ahead too: a warm sequential stream then asks once per STATUS_WINDOW blocks
         status = service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + STATUS_WINDOW)));
@@ -145,6 +161,26 @@ public final class BlockReader {
       }
       b = runEnd;
     }
+  }
+
+  /**
+   * Whether a recent status still answers a read of {@code [first, end)}: each block is cached, or
+   * is not cached and not admitted here (this node never caches it, so asking again would tell
+   * nothing new: a stream reading splits other nodes own asks its BookKeeper once per window, not per read).
+   */
+  private boolean cachedOrOwnedElsewhere(ReadSession s, BlockRange status, int first, int end) {
+    if (status.allCached(first, end)) {
+      return true;
+    }
+    if (transfers == null || admission == BlockAdmission.ALL) {
+      return false;
+    }
+    for (int b = first; b < end; b++) {
+      if (status.state(b) != BlockState.CACHED && (status.state(b) != BlockState.MISSING || admits(s, b))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Reads blocks {@code [first, end)} the status says are cached; a block that fails is re-read (and re-fetched when {@code refetch}). */
@@ -261,35 +297,120 @@ public final class BlockReader {
     }
   }
 
-  /** Reads blocks {@code [first, end)} this node does not cache: from their owners when peer reads are on, else (and for what they miss) from the source. */
+  /**
+   * Reads blocks {@code [first, end)} this node does not cache: from their owners when peer reads are
+   * on (taking blocks this stream read ahead or another thread is receiving, else asking the owners
+   * one chunk at a time), and the blocks no owner serves from the source.
+   */
   private void readNotAdmitted(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
     int length = part.remaining();
-    long served = 0;
-    if (peers != null) {
-      PeerReader.PeerBlock last = s.lastPeerBlock;
-      if (last != null && last.block() == first && last.version().equals(s.version)) {
-        // the rest of a block the previous read received from its owner
-        long blockStart = (long) first * blockSize;
-        served = Math.min(length, blockStart + last.length() - position);
-        part.put(part.position(), last.bytes(), (int) (position - blockStart), (int) served);
+    if (transfers == null) {
+      readSource(s, position, part);
+      s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, length);
+      return;
+    }
+    long limit = position + length;
+    long sourceFrom = -1;
+    long peerBytes = 0;
+    long sourceBytes = 0;
+    int b = first;
+    while (b < end) {
+      List<PeerReader.PeerBlock> received = new ArrayList<>();
+      CompletableFuture<PeerReader.PeerBlock> known = s.peerBlock(b);
+      boolean coalesced = false;
+      if (known == null) {
+        known = transfers.inFlight(s.version, b);
+        coalesced = known != null;
       }
-      if (served < length) {
-        int from = block(position + served);
-        PeerReader.Result result = peers.read(s.version, blockSize, from, end, position + served,
-            part.slice(part.position() + (int) served, length - (int) served));
-        served += result.bytes();
-        if (result.last() != null) {
-          s.lastPeerBlock = result.last();
+      int next;
+      if (known != null) {
+        PeerReader.PeerBlock block = transfers.await(known, s.version, b);
+        received.add(block);
+        if (coalesced && block != null) {
+          s.stats.add(CacheCounter.PEER_COALESCED_BLOCKS, 1);
         }
-        if (result.failed()) {
+        next = b + 1;
+      } else {
+        List<CompletableFuture<PeerReader.PeerBlock>> claimed = transfers.claim(s.version, b, Math.min(end, b + chunkBlocks));
+        if (claimed.isEmpty()) {
+          // another thread claimed block b just now: wait for its transfer
+          continue;
+        }
+        if (transfers.transfer(s.version, blockSize, b, claimed)) {
           s.stats.add(CacheCounter.FALLBACK_PEER, 1);
         }
+        for (CompletableFuture<PeerReader.PeerBlock> future : claimed) {
+          received.add(future.getNow(null));
+        }
+        next = b + claimed.size();
       }
-      s.stats.add(CacheCounter.PEER_BYTES, served);
+      for (int i = 0; i < received.size(); i++) {
+        PeerReader.PeerBlock block = received.get(i);
+        long blockStart = (long) (b + i) * blockSize;
+        long from = Math.max(position, blockStart);
+        long to = Math.min(limit, blockStart + blockSize);
+        if (block == null) {
+          if (sourceFrom < 0) {
+            sourceFrom = from;
+          }
+          continue;
+        }
+        if (sourceFrom >= 0) {
+          readSource(s, sourceFrom, part.slice((int) (sourceFrom - position), (int) (from - sourceFrom)));
+          sourceBytes += from - sourceFrom;
+          sourceFrom = -1;
+        }
+        part.put((int) (from - position), block.bytes(), block.offset() + (int) (from - blockStart), (int) (to - from));
+        peerBytes += to - from;
+        s.lastPeerBlock = block;
+      }
+      b = next;
     }
-    if (served < length) {
-      readSource(s, position + served, part.slice(part.position() + (int) served, length - (int) served));
-      s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, length - served);
+    if (sourceFrom >= 0) {
+      readSource(s, sourceFrom, part.slice((int) (sourceFrom - position), (int) (limit - sourceFrom)));
+      sourceBytes += limit - sourceFrom;
+    }
+    s.stats.add(CacheCounter.PEER_BYTES, peerBytes);
+    s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, sourceBytes);
+  }
+
+  /** Starts fetching the blocks of {@code [first, end)} this node does not admit from their owners, one chunk per task, kept by the stream until read. */
+  private void peerReadAhead(ReadSession s, int first, int end) {
+    int b = first;
+    while (b < end) {
+      if (admits(s, b) || s.peerAhead.containsKey(b)) {
+        b++;
+        continue;
+      }
+      CompletableFuture<PeerReader.PeerBlock> other = transfers.inFlight(s.version, b);
+      if (other != null) {
+        s.peerAhead.put(b, other);
+        b++;
+        continue;
+      }
+      int runEnd = b + 1;
+      while (runEnd < end && runEnd - b < chunkBlocks && !admits(s, runEnd) && !s.peerAhead.containsKey(runEnd)) {
+        runEnd++;
+      }
+      List<CompletableFuture<PeerReader.PeerBlock>> claimed = transfers.claim(s.version, b, runEnd);
+      if (claimed.isEmpty()) {
+        continue;
+      }
+      for (int i = 0; i < claimed.size(); i++) {
+        s.peerAhead.put(b + i, claimed.get(i));
+      }
+      int start = b;
+      s.stats.add(CacheCounter.PEER_READAHEAD_BLOCKS, claimed.size());
+      try {
+        fetchExecutor.execute(() -> {
+          if (transfers.transfer(s.version, blockSize, start, claimed)) {
+            s.stats.add(CacheCounter.FALLBACK_PEER, 1);
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        transfers.abandon(s.version, start, claimed);
+      }
+      b += claimed.size();
     }
   }
 
@@ -551,6 +672,80 @@ public final class BlockReader {
       }
       b = chunkEnd;
     }
+  }
+
+  /**
+   * Makes blocks {@code [first, end)} cached without reading them for anyone: fetches the missing
+   * blocks nobody is fetching from the source (one read per chunk, chunks in parallel), writes and
+   * commits them, and waits up to {@code waitMillis} for blocks another reader (of any JVM using
+   * the service) is fetching. Returns the blocks' state afterwards.
+   *
+   * @throws IOException when the metadata service or the source fails (a {@link StaleVersionException}
+   *     when the source no longer has the version)
+   */
+  BlockRange fill(ReadSession s, int first, int end, long waitMillis) throws IOException {
+    BlockRange lease = service.acquire(s.version, first, end);
+    List<int[]> chunks = new ArrayList<>();
+    boolean othersFetching = false;
+    int b = first;
+    while (b < end) {
+      BlockState state = lease.state(b);
+      int runEnd = b + 1;
+      while (runEnd < end && lease.state(runEnd) == state) {
+        runEnd++;
+      }
+      if (state == BlockState.GRANTED) {
+        for (int c = b; c < runEnd; c += chunkBlocks) {
+          chunks.add(new int[] {c, Math.min(runEnd, c + chunkBlocks)});
+        }
+      }
+      othersFetching |= state == BlockState.IN_FLIGHT;
+      b = runEnd;
+    }
+    List<CompletableFuture<Void>> pending = new ArrayList<>();
+    for (int i = 1; i < chunks.size(); i++) {
+      int[] chunk = chunks.get(i);
+      try {
+        pending.add(CompletableFuture.runAsync(() -> {
+          try {
+            fetchChunk(s, lease, chunk[0], chunk[1], 0, null);
+          } catch (IOException e) {
+            throw new CompletionException(e);
+          }
+        }, fetchExecutor));
+      } catch (RejectedExecutionException e) {
+        abortQuietly(lease.leaseId(), chunk[0], chunk[1], false);
+      }
+    }
+    IOException failure = null;
+    if (!chunks.isEmpty()) {
+      try {
+        fetchChunk(s, lease, chunks.get(0)[0], chunks.get(0)[1], 0, null);
+      } catch (IOException | RuntimeException e) {
+        failure = e instanceof IOException io ? io : new IOException("Filling blocks of " + s.version.path() + " failed", e);
+      }
+    }
+    for (CompletableFuture<Void> future : pending) {
+      try {
+        future.join();
+      } catch (CompletionException e) {
+        if (failure == null || (e.getCause() instanceof StaleVersionException && !(failure instanceof StaleVersionException))) {
+          failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    if (othersFetching) {
+      try {
+        service.awaitInFlight(s.version, first, end, waitMillis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("Interrupted waiting for blocks [" + first + ", " + end + ") of " + s.version.path());
+      }
+    }
+    return service.status(s.version, first, end);
   }
 
   private void readSource(ReadSession s, long position, ByteBuffer part) throws IOException {

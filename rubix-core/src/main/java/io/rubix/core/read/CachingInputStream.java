@@ -178,6 +178,8 @@ public final class CachingInputStream extends FSInputStream
   @Override
   public void unbuffer() {
     session.recentStatus = null;
+    session.lastPeerBlock = null;
+    session.peerAhead.clear();
   }
 
   @Override

@@ -2,9 +2,12 @@ package io.rubix.core.read;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.peer.PeerReader.PeerBlock;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Per-stream state of the read path: what is read, from where, the last block status seen, read-ahead progress. */
 final class ReadSession {
@@ -15,7 +18,9 @@ final class ReadSession {
   /** The last status answer, reused while it says the blocks a read needs are cached. */
   volatile BlockRange recentStatus;
   /** The last block received from a peer (verified), so small reads inside it need no second transfer. */
-  volatile io.rubix.core.peer.PeerReader.PeerBlock lastPeerBlock;
+  volatile PeerBlock lastPeerBlock;
+  /** Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index. */
+  final ConcurrentHashMap<Integer, CompletableFuture<PeerBlock>> peerAhead = new ConcurrentHashMap<>();
 
   // @GuardedBy("this")
   private long lastReadEnd;
@@ -25,6 +30,8 @@ final class ReadSession {
   private int readAheadEnd;
   // @GuardedBy("this")
   private int windowGrownAt;
+  // @GuardedBy("this")
+  private int peerAheadEnd;
 
   ReadSession(ObjectVersion version, Source source, StreamStats stats, int blockSize) {
     this.version = requireNonNull(version, "version is null");
@@ -52,6 +59,8 @@ final class ReadSession {
     if (!sequential || maxWindowBlocks <= 0) {
       windowBlocks = 0;
       readAheadEnd = 0;
+      peerAheadEnd = 0;
+      peerAhead.clear();
       return null;
     }
     int lastBlock = (int) ((position + length - 1) / blockSize);
@@ -75,5 +84,37 @@ final class ReadSession {
     windowBlocks = 0;
     readAheadEnd = 0;
     lastReadEnd = -1;
+    peerAheadEnd = 0;
+    peerAhead.clear();
+  }
+
+  /**
+   * Read-ahead of blocks other nodes own, after a read whose last block is {@code lastBlock}: the
+   * range {@code {start, end}} to fetch from their owners, or null. Only while the stream reads
+   * sequentially (as {@link #noteRead} last decided); keeps up to {@code aheadBlocks} blocks past the
+   * read requested, one chunk at a time, and forgets blocks before {@code firstBlock}, which the
+   * stream has passed.
+   */
+  synchronized int[] notePeerRead(int firstBlock, int lastBlock, int aheadBlocks, int chunkBlocks) {
+    peerAhead.keySet().removeIf(b -> b < firstBlock);
+    if (windowBlocks == 0 || aheadBlocks <= 0) {
+      return null;
+    }
+    int start = Math.max(lastBlock + 1, peerAheadEnd);
+    int end = Math.min(blockCount, lastBlock + 1 + aheadBlocks);
+    if (start >= end || (end - start < Math.min(chunkBlocks, aheadBlocks) && end < blockCount)) {
+      return null;
+    }
+    peerAheadEnd = end;
+    return new int[] {start, end};
+  }
+
+  /** A block of this stream received from its owner: the last one, or one read ahead; null when neither. */
+  CompletableFuture<PeerBlock> peerBlock(int block) {
+    PeerBlock last = lastPeerBlock;
+    if (last != null && last.block() == block && last.version().equals(version)) {
+      return CompletableFuture.completedFuture(last);
+    }
+    return peerAhead.get(block);
   }
 }

@@ -23,7 +23,23 @@ public enum CacheCounter {
   /** Bytes of blocks this node does not own, read from the owner node's cache over its data-transfer port. */
   PEER_BYTES("rubix_peer_bytes"),
   /** Peer reads that failed (peer down, timeout, not cached there, bad checksum, refused) and went to the source. */
-  FALLBACK_PEER("rubix_fallback_peer");
+  FALLBACK_PEER("rubix_fallback_peer"),
+  /** Blocks a read took from a transfer from the owner that another thread of this JVM had started (one transfer instead of several). */
+  PEER_COALESCED_BLOCKS("rubix_peer_coalesced_blocks"),
+  /** Blocks owned elsewhere that sequential streams asked their owners for ahead of the read. */
+  PEER_READAHEAD_BLOCKS("rubix_peer_readahead_blocks"),
+  /** Owner side: peer requests for which this node fetched missing blocks from the source. */
+  PEER_FILL_REQUESTS("rubix_peer_fill_requests"),
+  /** Owner side: source reads (GETs) this node made to fill blocks for peers. */
+  PEER_FILL_SOURCE_REQUESTS("rubix_peer_fill_source_requests"),
+  /** Owner side: bytes this node read from the source to fill blocks for peers. */
+  PEER_FILL_SOURCE_BYTES("rubix_peer_fill_source_bytes"),
+  /** Owner side: peer requests for a version the source no longer has (answered STALE). */
+  PEER_FILL_STALE("rubix_peer_fill_stale"),
+  /** Owner side: fills that failed or timed out (source error, credentials, disk), answered NOT_CACHED. */
+  PEER_FILL_FAILED("rubix_peer_fill_failed"),
+  /** Owner side: fills not started because the fill pool was full or the source had just failed (backoff), answered NOT_CACHED. */
+  PEER_FILL_BUSY("rubix_peer_fill_busy");
 
   private final String statisticName;
 

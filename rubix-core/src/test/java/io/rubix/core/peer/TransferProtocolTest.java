@@ -33,6 +33,25 @@ class TransferProtocolTest {
   }
 
   @Test
+  void theFillFlagRoundTripsAndUnknownFlagsOrVersionsAreRefused() throws IOException {
+    Request fill = new Request(VERSION, 1 << 20, 3, 4, true);
+    assertThat(decode(TransferProtocol.encode(fill, SECRET), SECRET)).isEqualTo(new Received(fill, true));
+    assertThat(REQUEST.fill()).isFalse();
+    byte[] flags = TransferProtocol.encode(fill, null);
+    flags[6] = 2;
+    assertThatThrownBy(() -> decode(flags, null)).isInstanceOf(TransferProtocol.ProtocolException.class)
+        .isNotInstanceOf(TransferProtocol.UnsupportedVersionException.class);
+    byte[] version1 = TransferProtocol.encode(fill, null);
+    version1[5] = 1;
+    assertThatThrownBy(() -> decode(version1, null)).isInstanceOf(TransferProtocol.UnsupportedVersionException.class)
+        .hasMessageContaining("version 1");
+    byte[] oldResponse = TransferProtocol.encodeResponse(Status.OK, new int[] {1}, new int[] {1});
+    oldResponse[5] = 1;
+    assertThatThrownBy(() -> TransferProtocol.readStatus(new DataInputStream(new ByteArrayInputStream(oldResponse))))
+        .isInstanceOf(TransferProtocol.UnsupportedVersionException.class);
+  }
+
+  @Test
   void missingWrongOrTamperedMacIsUnauthorized() throws IOException {
     assertThat(decode(TransferProtocol.encode(REQUEST, null), SECRET).authorized()).isFalse();
     assertThat(decode(TransferProtocol.encode(REQUEST, "other".getBytes(StandardCharsets.UTF_8)), SECRET).authorized()).isFalse();

@@ -1,0 +1,78 @@
+package io.rubix.bookkeeper;
+
+import io.rubix.core.CacheEngine;
+import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.peer.OwnerFetcher;
+import io.rubix.core.stats.CacheCounter;
+import io.rubix.core.stats.CacheStats;
+import io.rubix.core.store.ChannelOpener;
+import io.rubix.hadoop.SourceFileSystems;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a BookKeeper needs to fetch blocks from the source for peers: a cache engine on its own
+ * metadata service (the read path's fetch, so peers and local readers share one source read per
+ * block), the sources opened with the BookKeeper's configuration, and the bounded {@link OwnerFetcher}.
+ */
+final class PeerFill implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PeerFill.class);
+  private static final CacheCounter[] COUNTERS = {CacheCounter.PEER_FILL_REQUESTS, CacheCounter.PEER_FILL_SOURCE_REQUESTS,
+      CacheCounter.PEER_FILL_SOURCE_BYTES, CacheCounter.PEER_FILL_STALE, CacheCounter.PEER_FILL_FAILED, CacheCounter.PEER_FILL_BUSY};
+
+  /** How long an owner answers NOT_CACHED for a bucket after fetching from it failed. */
+  static final java.time.Duration SOURCE_FAILURE_PAUSE = java.time.Duration.ofSeconds(30);
+
+  private final CacheEngine engine;
+  private final SourceFileSystems sources;
+  private final OwnerFetcher fetcher;
+
+  private PeerFill(CacheEngine engine, SourceFileSystems sources, OwnerFetcher fetcher) {
+    this.engine = engine;
+    this.sources = sources;
+    this.fetcher = fetcher;
+  }
+
+  static PeerFill start(BookKeeperConfig config, InProcessMetadataService service) {
+    CacheEngine engine = CacheEngine.withService(config.cache(), service, "bookkeeper-peer-fill", ChannelOpener.DEFAULT);
+    SourceFileSystems sources = new SourceFileSystems(config.sourceConf(), config.cache());
+    OwnerFetcher fetcher = new OwnerFetcher(config.fetch(), config.cache().blockSize(), engine.filler(), sources, engine.stats(),
+        SOURCE_FAILURE_PAUSE, System::nanoTime);
+    return new PeerFill(engine, sources, fetcher);
+  }
+
+  OwnerFetcher fetcher() {
+    return fetcher;
+  }
+
+  CacheStats stats() {
+    return engine.stats();
+  }
+
+  /** The owner-side peer fetch counters, by statistic name. */
+  Map<String, Long> counters() {
+    Map<String, Long> values = new LinkedHashMap<>();
+    for (CacheCounter counter : COUNTERS) {
+      values.put(counter.statisticName(), engine.stats().get(counter));
+    }
+    return values;
+  }
+
+  @Override
+  public void close() {
+    fetcher.close();
+    try {
+      engine.close();
+    } catch (IOException e) {
+      LOG.debug("Closing the peer-fill cache engine failed", e);
+    }
+    try {
+      sources.close();
+    } catch (IOException e) {
+      LOG.debug("Closing the peer-fill sources failed", e);
+    }
+  }
+}

@@ -1,0 +1,175 @@
+package io.rubix.core.peer;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.read.BlockFiller;
+import io.rubix.core.read.Source;
+import io.rubix.core.read.StaleVersionException;
+import io.rubix.core.stats.CacheCounter;
+import io.rubix.core.stats.CacheStats;
+import io.rubix.core.stats.StreamStats;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The owner side of peer fetches: fills blocks a peer asked for and this node lacks from the source,
+ * through the read path's {@link BlockFiller} (so concurrent requests of several peers and local
+ * readers for one block make one source read), within bounds: a pool of
+ * {@code rubix.network.transfer.fetch.threads} fills (a request beyond them is not filled), at most
+ * {@code rubix.network.transfer.fetch.max.size} per request, an answer within
+ * {@code rubix.network.transfer.fetch.timeout} (a fill that takes longer goes on and caches its
+ * blocks), only for the configured schemes. A source that failed is not tried again for the skip
+ * duration, so a broken credential costs one failed request, not one per read.
+ */
+public final class OwnerFetcher implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(OwnerFetcher.class);
+
+  /** What a fill request came to. */
+  public enum Outcome {
+    /** The fill ran; the status says which blocks are cached now. */
+    FILLED,
+    /** The source no longer has the version. */
+    STALE,
+    /** Not tried: the pool is full, the source failed recently, or the scheme is not fetched. */
+    REFUSED,
+    /** The source or the cache failed, or the fill took longer than the timeout. */
+    FAILED
+  }
+
+  /** Opens the source of an object version with this node's own credentials; the source checks the version before its first read. */
+  @FunctionalInterface
+  public interface SourceOpener {
+    Source open(ObjectVersion version) throws IOException;
+  }
+
+  private final PeerFetchConfig config;
+  private final BlockFiller filler;
+  private final SourceOpener sources;
+  private final CacheStats stats;
+  private final LongSupplier nanoTime;
+  private final long backoffNanos;
+  private final int maxBlocks;
+  private final ThreadPoolExecutor pool;
+  private final Map<String, Long> failingUntil = new ConcurrentHashMap<>();
+
+  public OwnerFetcher(PeerFetchConfig config, int blockSize, BlockFiller filler, SourceOpener sources, CacheStats stats, Duration backoff,
+      LongSupplier nanoTime) {
+    this.config = requireNonNull(config, "config is null");
+    this.filler = requireNonNull(filler, "filler is null");
+    this.sources = requireNonNull(sources, "sources is null");
+    this.stats = requireNonNull(stats, "stats is null");
+    this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
+    this.backoffNanos = backoff.toNanos();
+    this.maxBlocks = (int) Math.max(1, Math.min(TransferProtocol.MAX_BLOCKS, config.maxBytes() / blockSize));
+    AtomicInteger ids = new AtomicInteger();
+    this.pool = new ThreadPoolExecutor(config.threads(), config.threads(), 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+      Thread t = new Thread(r, "rubix-peer-fill-" + ids.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    pool.allowCoreThreadTimeOut(true);
+  }
+
+  /** How long {@link #fill} may take. */
+  public Duration timeout() {
+    return config.timeout();
+  }
+
+  /**
+   * Fills blocks {@code [first, end)} of {@code version} (at most the per-request limit of them,
+   * from {@code first}) and waits for the fill up to the timeout. Never throws.
+   */
+  public Outcome fill(ObjectVersion version, int first, int end) {
+    if (!config.fetches(version.path())) {
+      return Outcome.REFUSED;
+    }
+    String source = sourceKey(version.path());
+    Long until = failingUntil.get(source);
+    if (until != null) {
+      if (nanoTime.getAsLong() - until < 0) {
+        return refused();
+      }
+      failingUntil.remove(source, until);
+    }
+    int fillEnd = Math.min(end, first + maxBlocks);
+    StreamStats fillStats = new StreamStats(stats);
+    CompletableFuture<Outcome> result = new CompletableFuture<>();
+    try {
+      pool.execute(() -> result.complete(run(version, first, fillEnd, fillStats, source)));
+    } catch (RejectedExecutionException e) {
+      return refused();
+    }
+    stats.add(CacheCounter.PEER_FILL_REQUESTS, 1);
+    try {
+      return result.get(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Outcome.FAILED;
+    } catch (TimeoutException e) {
+      LOG.debug("Filling blocks [{}, {}) of {} for a peer takes longer than {}; it goes on in the background", first, fillEnd, version.path(),
+          config.timeout());
+      stats.add(CacheCounter.PEER_FILL_FAILED, 1);
+      return Outcome.FAILED;
+    } catch (ExecutionException e) {
+      return Outcome.FAILED;
+    }
+  }
+
+  private Outcome run(ObjectVersion version, int first, int end, StreamStats fillStats, String source) {
+    try {
+      BlockRange after = filler.fill(version, sources.open(version), fillStats, first, end, config.timeout());
+      LOG.debug("Filled blocks [{}, {}) of {} for a peer: first block {}", first, end, version.path(), after.state(first));
+      return Outcome.FILLED;
+    } catch (StaleVersionException e) {
+      LOG.debug("Peer asked for {} which the source no longer has: {}", version, e.getMessage());
+      stats.add(CacheCounter.PEER_FILL_STALE, 1);
+      return Outcome.STALE;
+    } catch (IOException | RuntimeException e) {
+      failingUntil.put(source, nanoTime.getAsLong() + backoffNanos);
+      stats.add(CacheCounter.PEER_FILL_FAILED, 1);
+      LOG.warn("Filling blocks [{}, {}) of {} for a peer failed; not fetching from {} for peers for {}: {}", first, end, version.path(), source,
+          Duration.ofNanos(backoffNanos), e.toString());
+      return Outcome.FAILED;
+    } finally {
+      stats.add(CacheCounter.PEER_FILL_SOURCE_REQUESTS, fillStats.get(CacheCounter.SOURCE_REQUESTS));
+      stats.add(CacheCounter.PEER_FILL_SOURCE_BYTES, fillStats.get(CacheCounter.SOURCE_BYTES));
+    }
+  }
+
+  private Outcome refused() {
+    stats.add(CacheCounter.PEER_FILL_BUSY, 1);
+    return Outcome.REFUSED;
+  }
+
+  /** The file system a path lives in ({@code scheme://authority}): failures are remembered per file system. */
+  private static String sourceKey(String path) {
+    try {
+      URI uri = URI.create(path);
+      return uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
+    } catch (IllegalArgumentException e) {
+      return path;
+    }
+  }
+
+  @Override
+  public void close() {
+    pool.shutdownNow();
+  }
+}

@@ -1,0 +1,36 @@
+package io.rubix.core.read;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.stats.StreamStats;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * Brings blocks of an object version into the cache without reading them for anyone: what an owner
+ * node does for a peer that asks it for blocks it lacks. It is the read path's own fetch (acquire,
+ * one source read per chunk, write, commit), so a block a local reader, another peer's request and
+ * this fill all want is fetched from the source once. Thread-safe.
+ */
+public final class BlockFiller {
+  private final BlockReader reader;
+
+  BlockFiller(BlockReader reader) {
+    this.reader = requireNonNull(reader, "reader is null");
+  }
+
+  /**
+   * Makes blocks {@code [first, end)} of {@code version} cached, reading missing ones from
+   * {@code source}, and returns their state afterwards (blocks the cache could not take stay missing).
+   *
+   * @param wait how long to wait for blocks another reader is fetching
+   * @throws IOException when the metadata service or the source fails ({@link StaleVersionException}
+   *     when the source no longer has the version)
+   */
+  public BlockRange fill(ObjectVersion version, Source source, StreamStats stats, int first, int end, Duration wait) throws IOException {
+    ReadSession session = reader.newSession(version, source, stats);
+    return reader.fill(session, first, end, wait.toMillis());
+  }
+}

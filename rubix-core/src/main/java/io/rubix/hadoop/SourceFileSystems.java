@@ -1,0 +1,211 @@
+package io.rubix.hadoop;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.Freshness;
+import io.rubix.core.config.InvalidConfigException;
+import io.rubix.core.peer.OwnerFetcher;
+import io.rubix.core.read.Source;
+import io.rubix.core.read.StaleVersionException;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.config.CacheKeys;
+import java.io.Closeable;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.EtagSource;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.util.functional.FutureIO;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sources an owner node reads for its peers, opened with this node's own Hadoop configuration
+ * (its credentials). It always opens the file system a caching class wraps, never a RubiX caching
+ * class (which would read through the cache it is filling), one instance per scheme and authority.
+ * Before the first read of a version it checks that the source still has exactly that version
+ * (length, and ETag when the version has one, else modification time when it has one): a changed
+ * or deleted object is a {@link StaleVersionException}, never bytes of another version. The check
+ * follows {@code rubix.cache.freshness}: every fill in strict mode, at most every ttl in ttl mode,
+ * once per version in immutable mode. Reads pass the checked status on, so S3A's ETag change
+ * detection also refuses an object that changes between the check and the read.
+ */
+public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(SourceFileSystems.class);
+  private static final String REMOTE_FILE_CHANGED = "org.apache.hadoop.fs.s3a.RemoteFileChangedException";
+
+  private final Configuration conf;
+  private final Map<String, FileSystem> fileSystems = new ConcurrentHashMap<>();
+  private final Cache<ObjectVersion, FileStatus> checked;
+  private volatile boolean closed;
+
+  /**
+   * Sources opened with {@code conf} over Hadoop's defaults (and any {@code core-site.xml} on the
+   * class path): a daemon's configuration is often built without defaults, which connectors expect.
+   */
+  public SourceFileSystems(Configuration conf, CacheConfig cache) {
+    requireNonNull(conf, "conf is null");
+    this.conf = new Configuration();
+    for (Map.Entry<String, String> entry : conf) {
+      this.conf.set(entry.getKey(), entry.getValue());
+    }
+    Caffeine<Object, Object> builder = Caffeine.newBuilder().maximumSize(cache.statusCacheEntries());
+    if (cache.freshness() == Freshness.TTL) {
+      builder.expireAfterWrite(cache.freshnessTtl());
+    }
+    this.checked = cache.freshness() == Freshness.STRICT ? null : builder.build();
+  }
+
+  /** A source for {@code version} that checks the version against the source before its first read. */
+  @Override
+  public Source open(ObjectVersion version) throws IOException {
+    Path path = new Path(version.path());
+    FileSystem fs = fileSystem(path.toUri());
+    return new Source() {
+      private volatile FileStatus status;
+
+      @Override
+      public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        FileStatus current = status;
+        if (current == null) {
+          current = check(fs, path, version);
+          status = current;
+        }
+        try (FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(path).withFileStatus(current)
+            .opt(CachingFileSystem.READ_POLICY, "random").build())) {
+          in.readFully(position, buffer, offset, length);
+        } catch (FileNotFoundException e) {
+          throw new StaleVersionException("Source no longer has " + version, e);
+        } catch (IOException e) {
+          if (changed(e)) {
+            throw new StaleVersionException("Source changed under " + version, e);
+          }
+          throw e;
+        }
+      }
+    };
+  }
+
+  /** Whether {@code e} says the object changed since its status was taken (S3A's change detection; not referenced by class: S3A may be absent). */
+  private static boolean changed(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (REMOTE_FILE_CHANGED.equals(t.getClass().getName())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private FileStatus check(FileSystem fs, Path path, ObjectVersion version) throws IOException {
+    FileStatus known = checked == null ? null : checked.getIfPresent(version);
+    if (known != null) {
+      return known;
+    }
+    FileStatus status;
+    try {
+      status = fs.getFileStatus(path);
+    } catch (FileNotFoundException e) {
+      throw new StaleVersionException("Source no longer has " + version, e);
+    }
+    String etag = status instanceof EtagSource source && source.getEtag() != null ? source.getEtag() : "";
+    boolean same = status.isFile() && status.getLen() == version.length()
+        && (!version.etag().isEmpty() ? version.etag().equals(etag) : version.modificationTime() == 0 || version.modificationTime() == status.getModificationTime());
+    if (!same) {
+      throw new StaleVersionException("Source has " + path + " with length " + status.getLen() + ", modification time " + status.getModificationTime()
+          + ", ETag " + etag + "; asked for " + version);
+    }
+    if (checked != null) {
+      checked.put(version, status);
+    }
+    return status;
+  }
+
+  private FileSystem fileSystem(URI uri) throws IOException {
+    if (uri.getScheme() == null) {
+      throw new IOException("Not a fully qualified path: " + uri);
+    }
+    String key = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
+    FileSystem fs = fileSystems.get(key);
+    if (fs != null) {
+      return fs;
+    }
+    synchronized (fileSystems) {
+      if (closed) {
+        throw new IOException("Closed");
+      }
+      fs = fileSystems.get(key);
+      if (fs == null) {
+        fs = FileSystem.newInstance(URI.create(key + "/"), underlyingConf(uri.getScheme()));
+        fileSystems.put(key, fs);
+        LOG.info("Fetching {} for peers through {}", key, fs.getClass().getName());
+      }
+      return fs;
+    }
+  }
+
+  /** This node's configuration with {@code fs.<scheme>.impl} naming the file system a RubiX caching class wraps. */
+  Configuration underlyingConf(String scheme) throws IOException {
+    Configuration copy = new Configuration(conf);
+    Class<? extends FileSystem> impl = underlyingClass(scheme);
+    copy.set("fs." + scheme + ".impl", impl.getName());
+    copy.setBoolean("fs." + scheme + ".impl.disable.cache", true);
+    if (org.apache.hadoop.fs.s3a.S3AFileSystem.class.isAssignableFrom(impl)) {
+      copy.set(CachingS3AFileSystem.S3A_STREAM_TYPE, copy.getTrimmed(CacheKeys.S3A_SOURCE_STREAM.name(), CacheKeys.S3A_SOURCE_STREAM.defaultValue()));
+    }
+    return copy;
+  }
+
+  private Class<? extends FileSystem> underlyingClass(String scheme) throws IOException {
+    Class<? extends FileSystem> configured = FileSystem.getFileSystemClass(scheme, conf);
+    Class<? extends FileSystem> impl = configured;
+    if (CachingS3AFileSystem.class.isAssignableFrom(configured)) {
+      impl = org.apache.hadoop.fs.s3a.S3AFileSystem.class;
+    } else if (CachingFileSystem.class.isAssignableFrom(configured)) {
+      String key = CacheKeys.WRAPPED_IMPL.forScheme(scheme);
+      String name = conf.getTrimmed(key);
+      if (name == null || name.isEmpty()) {
+        try {
+          name = configured.asSubclass(CachingFileSystem.class).getDeclaredConstructor().newInstance().defaultWrappedImpl();
+        } catch (ReflectiveOperationException e) {
+          throw new IOException("Cannot ask " + configured.getName() + " which file system it wraps", e);
+        }
+      }
+      if (name == null) {
+        throw new InvalidConfigException(key, "", "the class name of the file system to wrap for scheme " + scheme);
+      }
+      try {
+        impl = conf.getClassByName(name).asSubclass(FileSystem.class);
+      } catch (ClassNotFoundException | ClassCastException e) {
+        throw new InvalidConfigException(key, name, "a FileSystem class on the classpath (" + e + ")");
+      }
+    }
+    if (CachingFileSystem.class.isAssignableFrom(impl) || CachingS3AFileSystem.class.isAssignableFrom(impl)) {
+      throw new InvalidConfigException("fs." + scheme + ".impl", impl.getName(), "a file system that RubiX does not cache through, for fetches for peers");
+    }
+    return impl;
+  }
+
+  @Override
+  public void close() throws IOException {
+    synchronized (fileSystems) {
+      closed = true;
+      for (FileSystem fs : fileSystems.values()) {
+        try {
+          fs.close();
+        } catch (IOException e) {
+          LOG.debug("Closing {} failed", fs.getUri(), e);
+        }
+      }
+      fileSystems.clear();
+    }
+  }
+}

@@ -1,0 +1,189 @@
+package io.rubix.core.peer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rubix.core.CacheEngine;
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.peer.OwnerFetcher.Outcome;
+import io.rubix.core.read.Source;
+import io.rubix.core.read.StaleVersionException;
+import io.rubix.core.stats.CacheCounter;
+import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockState;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The owner side's bounds, with a real metadata service and block store and hand-written sources
+ * that inject faults (slow, failing, stale).
+ */
+class OwnerFetcherTest {
+  private static final int BLOCK = 4096;
+  private static final ObjectVersion VERSION = new ObjectVersion("s3a://bucket/object", 10 * BLOCK, 1, "\"e\"");
+  @TempDir
+  Path tmp;
+  private InProcessMetadataService service;
+  private CacheEngine engine;
+  private final AtomicLong clock = new AtomicLong();
+  private final AtomicInteger reads = new AtomicInteger();
+
+  @BeforeEach
+  void start() {
+    Configuration conf = new Configuration(false);
+    conf.set("rubix.cache.dirs", tmp.toString());
+    conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
+    conf.set("rubix.cache.fetch.chunk.size", Integer.toString(4 * BLOCK));
+    conf.set("rubix.cache.jmx.enabled", "false");
+    CacheConfig config = CacheConfig.from(conf);
+    service = new InProcessMetadataService(BLOCK, List.of(tmp), List.of(1L << 30), Duration.ofSeconds(60), System::nanoTime);
+    engine = CacheEngine.withService(config, service, "test", ChannelOpener.DEFAULT);
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    engine.close();
+    service.close();
+  }
+
+  private OwnerFetcher fetcher(int threads, Duration timeout, long maxBytes, OwnerFetcher.SourceOpener sources) {
+    PeerFetchConfig config = new PeerFetchConfig(true, threads, timeout, maxBytes, Set.of("s3a"), 0);
+    return new OwnerFetcher(config, BLOCK, engine.filler(), sources, engine.stats(), Duration.ofSeconds(30), clock::get);
+  }
+
+  /** A source of {@code VERSION} whose bytes are their offsets, counting reads. */
+  private Source bytes() {
+    return (position, buffer, offset, length) -> {
+      reads.incrementAndGet();
+      for (int i = 0; i < length; i++) {
+        buffer[offset + i] = (byte) (position + i);
+      }
+    };
+  }
+
+  @Test
+  void fillsAtMostTheLimitFromTheFirstBlockWithOneReadPerChunk() throws IOException {
+    try (OwnerFetcher fetcher = fetcher(2, Duration.ofSeconds(10), 6 * BLOCK, version -> bytes())) {
+      assertThat(fetcher.fill(VERSION, 1, 10)).isEqualTo(Outcome.FILLED);
+      var status = service.status(VERSION, 0, 10);
+      for (int b = 0; b < 10; b++) {
+        assertThat(status.state(b)).as("block %s", b).isEqualTo(b >= 1 && b < 7 ? BlockState.CACHED : BlockState.MISSING);
+      }
+      assertThat(reads.get()).as("two chunks of at most 4 blocks").isEqualTo(2);
+      assertThat(engine.stats().get(CacheCounter.PEER_FILL_SOURCE_REQUESTS)).isEqualTo(2);
+      assertThat(engine.stats().get(CacheCounter.PEER_FILL_SOURCE_BYTES)).isEqualTo(6L * BLOCK);
+      // cached blocks are not fetched again
+      assertThat(fetcher.fill(VERSION, 1, 7)).isEqualTo(Outcome.FILLED);
+      assertThat(reads.get()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aFullPoolAndASlowSourceAnswerWithinTheTimeoutAndTheFillGoesOn() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    Source slow = (position, buffer, offset, length) -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        throw new java.io.InterruptedIOException();
+      }
+      bytes().readFully(position, buffer, offset, length);
+    };
+    try (OwnerFetcher fetcher = fetcher(1, Duration.ofMillis(200), 1 << 20, version -> slow)) {
+      long start = System.nanoTime();
+      assertThat(fetcher.fill(VERSION, 0, 1)).isEqualTo(Outcome.FAILED);
+      // the one fill thread is still busy: the next request is refused at once
+      assertThat(fetcher.fill(VERSION, 5, 6)).isEqualTo(Outcome.REFUSED);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
+      assertThat(engine.stats().get(CacheCounter.PEER_FILL_BUSY)).isEqualTo(1);
+      release.countDown();
+      // the slow fill finishes in the background and caches its block
+      var after = service.awaitInFlight(VERSION, 0, 1, 10_000);
+      assertThat(after.state(0)).isEqualTo(BlockState.CACHED);
+    }
+  }
+
+  @Test
+  void aFailingSourceIsNotTriedAgainForTheBackoffAndStaleIsNotAFailure() throws IOException {
+    AtomicInteger opens = new AtomicInteger();
+    Source failing = (position, buffer, offset, length) -> {
+      throw new java.nio.file.AccessDeniedException("s3a://bucket/object: 403");
+    };
+    try (OwnerFetcher fetcher = fetcher(2, Duration.ofSeconds(10), 1 << 20, version -> {
+      opens.incrementAndGet();
+      return failing;
+    })) {
+      assertThat(fetcher.fill(VERSION, 0, 1)).isEqualTo(Outcome.FAILED);
+      assertThat(fetcher.fill(VERSION, 1, 2)).isEqualTo(Outcome.REFUSED);
+      assertThat(opens.get()).isEqualTo(1);
+      assertThat(service.status(VERSION, 0, 1).state(0)).as("the failed fill gave its lease back").isEqualTo(BlockState.MISSING);
+      clock.addAndGet(Duration.ofSeconds(31).toNanos());
+      assertThat(fetcher.fill(VERSION, 1, 2)).isEqualTo(Outcome.FAILED);
+      assertThat(opens.get()).isEqualTo(2);
+    }
+    Source stale = (position, buffer, offset, length) -> {
+      throw new StaleVersionException("changed");
+    };
+    try (OwnerFetcher fetcher = fetcher(2, Duration.ofSeconds(10), 1 << 20, version -> stale)) {
+      assertThat(fetcher.fill(VERSION, 0, 1)).isEqualTo(Outcome.STALE);
+      assertThat(fetcher.fill(VERSION, 0, 1)).as("no backoff after STALE").isEqualTo(Outcome.STALE);
+      assertThat(engine.stats().get(CacheCounter.PEER_FILL_STALE)).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void onlyConfiguredSchemesAreFetched() {
+    try (OwnerFetcher fetcher = fetcher(2, Duration.ofSeconds(10), 1 << 20, version -> bytes())) {
+      assertThat(fetcher.fill(new ObjectVersion("file:/etc/passwd", BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.REFUSED);
+      assertThat(fetcher.fill(new ObjectVersion("gs://bucket/object", BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.REFUSED);
+      assertThat(reads.get()).isZero();
+    }
+    Configuration conf = new Configuration(false);
+    conf.set("rubix.network.transfer.fetch.schemes", "s3a,file");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> PeerFetchConfig.from(conf))
+        .hasMessageContaining("rubix.network.transfer.fetch.schemes");
+  }
+
+  @Test
+  void concurrentFillsOfOneBlockReadTheSourceOnce() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    Source gated = (position, buffer, offset, length) -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        throw new java.io.InterruptedIOException();
+      }
+      bytes().readFully(position, buffer, offset, length);
+    };
+    try (OwnerFetcher fetcher = fetcher(4, Duration.ofSeconds(20), 1 << 20, version -> gated)) {
+      List<CompletableFuture<Outcome>> fills = new java.util.ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        fills.add(CompletableFuture.supplyAsync(() -> fetcher.fill(VERSION, 2, 3)));
+      }
+      // all three have asked before the source answers: one holds the lease, the others wait for it
+      while (engine.stats().get(CacheCounter.PEER_FILL_REQUESTS) < 3) {
+        Thread.onSpinWait();
+      }
+      release.countDown();
+      for (CompletableFuture<Outcome> fill : fills) {
+        assertThat(fill.get(20, TimeUnit.SECONDS)).isEqualTo(Outcome.FILLED);
+      }
+      assertThat(reads.get()).isEqualTo(1);
+      assertThat(service.status(VERSION, 2, 3).state(2)).isEqualTo(BlockState.CACHED);
+    }
+  }
+}

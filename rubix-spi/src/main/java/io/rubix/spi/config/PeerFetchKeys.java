@@ -1,0 +1,26 @@
+package io.rubix.spi.config;
+
+import java.util.List;
+
+/** Keys of peer fetches: an owner node fetching blocks from the source for the peers that ask it, and read-ahead from owners. */
+public final class PeerFetchKeys {
+  public static final ConfigKey FETCH_ENABLED = new ConfigKey("rubix.network.transfer.fetch.enabled", "true",
+      "On the BookKeeper: fetch blocks a peer asks for and this node has not cached from the source (once, coalesced with every other reader of the node), cache them and serve them. On readers: ask owners to do so. Both sides must allow it; off, a block the owner lacks is read from the source by the reader.");
+  public static final ConfigKey FETCH_THREADS = new ConfigKey("rubix.network.transfer.fetch.threads", "4",
+      "Peer requests a BookKeeper fills from the source at once; a request beyond them is answered NOT_CACHED at once (the reader reads the source).");
+  public static final ConfigKey FETCH_TIMEOUT = new ConfigKey("rubix.network.transfer.fetch.timeout", "5s",
+      "Longest time an owner spends fetching blocks for a peer before it answers NOT_CACHED (the fetch goes on and caches the blocks); readers wait this much longer than rubix.network.transfer.timeout for an owner's answer.");
+  public static final ConfigKey FETCH_MAX_SIZE = new ConfigKey("rubix.network.transfer.fetch.max.size", "16m",
+      "Most bytes one peer request may make an owner fetch from the source (at least one block); the owner serves the blocks it has, the reader reads the rest from the source.");
+  public static final ConfigKey FETCH_SCHEMES = new ConfigKey("rubix.network.transfer.fetch.schemes", "s3a,s3,s3n,gs,abfs,abfss,wasb,wasbs,oss,hdfs",
+      "URI schemes of objects an owner fetches for peers, with its own credentials (never file: a peer must not read the owner's local files).");
+  public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.network.transfer.readahead.max", "16m",
+      "Read-ahead of a sequential reader over blocks other nodes own: how far ahead of the read it fetches them from their owners (bytes with suffix, held in memory per stream; 0 disables). Needs rubix.cache.readahead.max > 0.");
+
+  private PeerFetchKeys() {}
+
+  /** Every key declared here, in documentation order. */
+  public static List<ConfigKey> all() {
+    return List.of(FETCH_ENABLED, FETCH_THREADS, FETCH_TIMEOUT, FETCH_MAX_SIZE, FETCH_SCHEMES, READAHEAD_MAX);
+  }
+}
