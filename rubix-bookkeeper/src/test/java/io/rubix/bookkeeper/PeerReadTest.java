@@ -288,7 +288,8 @@ class PeerReadTest {
       CacheStats stats = read(clientConf(1, secret), path, data);
       assertThat(stats.get(CacheCounter.PEER_BYTES)).isZero();
       assertThat(stats.get(CacheCounter.FALLBACK_PEER)).isPositive();
-      assertThat(stats.get(CacheCounter.NON_OWNER_SOURCE_BYTES)).isEqualTo(notOwnedBy(1, owners));
+      // a refusing owner is reported down, so some of its splits may now be node 1's own
+      assertThat(stats.get(CacheCounter.NON_OWNER_SOURCE_BYTES)).isPositive().isLessThanOrEqualTo(notOwnedBy(1, owners));
     }
     ObjectVersion version = version(clientConf(1, "right"), path);
     int owned = firstBlockOf(2, owners);
