@@ -50,6 +50,7 @@ public final class CacheEngine implements Closeable {
   private final ExecutorService writeExecutor;
   private final ExecutorService vectoredExecutor;
   private final ObjectName beanName;
+  private final CachingInputStream.Factory streams = CachingInputStream.factory();
 
   private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name,
       BlockAdmission admission, PeerReader peers) {
@@ -108,7 +109,7 @@ public final class CacheEngine implements Closeable {
   }
 
   public CachingInputStream open(ObjectVersion version, Source source) {
-    return new CachingInputStream(reader, version, source, new StreamStats(stats), vectoredExecutor);
+    return streams.open(reader, version, source, new StreamStats(stats), vectoredExecutor);
   }
 
   public CacheConfig config() {

@@ -28,7 +28,6 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.AbstractFSBuilderImpl;
-import org.apache.hadoop.fs.impl.FSBuilderSupport;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -155,7 +154,7 @@ final class CachingSupport implements Closeable {
   CompletableFuture<FSDataInputStream> openFile(Path path, OpenFileParameters parameters, Collection<String> knownKeys,
       StatusTracker.StatusLookup lookup, SourceOpener opener) {
     AbstractFSBuilderImpl.rejectUnknownMandatoryKeys(parameters.getMandatoryKeys(), knownKeys, "for " + path);
-    long length = new FSBuilderSupport(parameters.getOptions()).getPositiveLong(Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH, -1);
+    long length = positiveLong(parameters.getOptions().getTrimmed(Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH));
     CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
     try {
       result.complete(open(path, parameters.getStatus(), length, lookup, opener));
@@ -163,6 +162,20 @@ final class CachingSupport implements Closeable {
       result.completeExceptionally(e);
     }
     return result;
+  }
+
+  /** {@code value} as a whole number of at least 0, or -1 when it is not one (as Hadoop's {@code FSBuilderSupport}, which Hadoop 3.3.5 lacks). */
+  private static long positiveLong(String value) {
+    if (value == null) {
+      return -1;
+    }
+    try {
+      long parsed = Long.parseLong(value);
+      return parsed >= 0 ? parsed : -1;
+    } catch (NumberFormatException e) {
+      LOG.debug("Ignoring {}={}: not a whole number", Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH, value);
+      return -1;
+    }
   }
 
   /** Called after {@code path} was written, renamed or deleted through the file system. */
