@@ -5,6 +5,8 @@ import io.rubix.core.client.ClientConfig;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.Rendezvous;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.ConfigReader;
+import io.rubix.core.metadata.EmbeddedServices;
 import io.rubix.core.peer.PeerClient;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerReader;
@@ -12,6 +14,7 @@ import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.Source;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.cluster.ClusterNode;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
@@ -65,6 +68,9 @@ final class CachingSupport implements Closeable {
     }
     String name = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
     ClientConfig clientConfig = ClientConfig.from(conf);
+    if (new ConfigReader(conf).getBoolean(BookKeeperKeys.IN_PROCESS)) {
+      clientConfig = EmbeddedServices.inProcessBookKeeper(conf, clientConfig);
+    }
     ClusterLocality locality = ClusterLocality.create(conf);
     try {
       BlockAdmission admission = locality == null ? BlockAdmission.ALL : locality;

@@ -61,6 +61,27 @@ class EngineHadoopIT {
     assertThat(value(first, "default")).contains("rubix.fs.s3.wrapped.impl").contains("io.trino.hdfs.s3.TrinoS3FileSystem");
   }
 
+  /**
+   * {@code rubix.bookkeeper.embedded=true} on PrestoDB's Hadoop: the first file system starts one
+   * BookKeeper in the JVM (metadata, journal, data-transfer port), later ones use it, and a new JVM
+   * is warm from that BookKeeper's journal.
+   */
+  @Test
+  void prestoHadoop27WithBookKeeperInProcess() throws Exception {
+    Run run = new Run("presto", Path.of(System.getProperty("java.home")), "io.rubix.presto.CachingPrestoS3FileSystem", "bookkeeper");
+    List<String> first = run.child(2);
+    assertColdThenWarm(first, "io.rubix.core.read.CachingInputStream");
+    for (int pass = 1; pass <= 2; pass++) {
+      Map<String, String> state = pass(first, pass);
+      assertThat(state).containsEntry("service", "io.rubix.core.client.BookKeeperClient").containsEntry("bookkeepers", "1");
+      assertThat(Integer.parseInt(state.get("transferPort"))).as("data-transfer port for peers").isPositive();
+    }
+    assertThat(pass(first, 1)).containsEntry("recoveredBlocks", "0");
+    List<String> restarted = run.child(1);
+    assertWarmAfterRestart(restarted, "io.rubix.core.read.CachingInputStream");
+    assertThat(Long.parseLong(pass(restarted, 1).get("recoveredBlocks"))).as("blocks recovered from the journal").isPositive();
+  }
+
   private static long totalBytes() {
     long total = 0;
     for (int size : FILE_SIZES) {
@@ -110,10 +131,12 @@ class EngineHadoopIT {
     private final String cachingClass;
     private final Path data;
     private final Path cache;
+    private final List<String> options;
     private int runs;
 
-    Run(String engine, Path javaHome, String cachingClass) throws IOException {
+    Run(String engine, Path javaHome, String cachingClass, String... options) throws IOException {
       this.engine = engine;
+      this.options = List.of(options);
       this.javaHome = javaHome;
       this.cachingClass = cachingClass;
       this.data = Files.createDirectories(dir.resolve("data"));
@@ -134,9 +157,11 @@ class EngineHadoopIT {
         jars.filter(p -> p.toString().endsWith(".jar")).sorted().forEach(classpath::add);
       }
       Path log = dir.resolve(engine + "-" + (++runs) + ".log");
-      Process process = new ProcessBuilder(javaHome.resolve("bin/java").toString(), "-Xmx512m", "-XX:+UseSerialGC",
+      List<String> command = new ArrayList<>(List.of(javaHome.resolve("bin/java").toString(), "-Xmx512m", "-XX:+UseSerialGC",
           "-cp", String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()),
-          EngineReadMain.class.getName(), data.toString(), cache.toString(), String.valueOf(passes), cachingClass)
+          EngineReadMain.class.getName(), data.toString(), cache.toString(), String.valueOf(passes), cachingClass));
+      command.addAll(options);
+      Process process = new ProcessBuilder(command)
           .redirectError(log.toFile())
           .start();
       List<String> output;

@@ -173,7 +173,9 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
     if (at < 0) {
       throw new EOFException("position is negative: " + at + " reading " + session.version.path());
     }
-    requireNonNull(buffer, "Null buffer");
+    if (buffer == null) {
+      throw new IllegalArgumentException("Null buffer reading " + session.version.path());
+    }
     if (offset < 0 || buffer.length - offset < length) {
       throw new IndexOutOfBoundsException(FSExceptionMessages.TOO_MANY_BYTES_FOR_DEST_BUFFER + ": request length=" + length
           + ", with offset =" + offset + "; buffer capacity =" + (buffer.length - offset) + " reading " + session.version.path());

@@ -1,6 +1,8 @@
 package io.rubix.presto.testing;
 
+import io.rubix.hadoop.HasCacheEngine;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -11,7 +13,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -28,7 +33,10 @@ import org.apache.hadoop.util.VersionInfo;
  * <p>Arguments: data directory, cache directory, number of passes, the caching file system class (its
  * {@code rubix.fs.file.wrapped.impl} is set to {@link CountingFileSystem}). Output lines:
  * {@code hadoop=<version>}, {@code pass=<n> files=<n> bytes=<n> mismatches=<n> sourceOpens=<n> sourceBytes=<n> stream=<class>},
- * and, for the same class left with its default wrapped class, {@code default=<error or "ok">}.
+ * and, for the same class left with its default wrapped class, {@code default=<error or "ok">}. With a fifth
+ * argument {@code bookkeeper}, {@code rubix.bookkeeper.embedded=true} (ports picked by the system) and
+ * per pass also {@code service=<metadata service class> bookkeepers=<BookKeeper JMX beans>
+ * transferPort=<port> recoveredBlocks=<n>}.
  */
 public final class EngineReadMain {
   private EngineReadMain() {}
@@ -38,6 +46,7 @@ public final class EngineReadMain {
     Path cache = Path.of(args[1]);
     int passes = Integer.parseInt(args[2]);
     String cachingClass = args[3];
+    boolean bookKeeper = args.length > 4 && args[4].equals("bookkeeper");
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     out.println("hadoop=" + VersionInfo.getVersion());
     List<Path> files = new ArrayList<>();
@@ -50,6 +59,12 @@ public final class EngineReadMain {
     conf.set("rubix.fs.file.wrapped.impl", CountingFileSystem.class.getName());
     conf.set("rubix.cache.dirs", cache.toString());
     conf.set("rubix.cache.block.size", "64k");
+    if (bookKeeper) {
+      conf.setBoolean("rubix.bookkeeper.embedded", true);
+      conf.setInt("rubix.network.bookkeeper.server.port", 0);
+      conf.setInt("rubix.network.transfer.server.port", 0);
+      conf.setInt("rubix.bookkeeper.metrics.port", -1);
+    }
     for (int pass = 1; pass <= passes; pass++) {
       try (FileSystem fs = FileSystem.get(URI.create("file:///"), conf)) {
         CountingFileSystem source = (CountingFileSystem) ((FilterFileSystem) fs).getRawFileSystem();
@@ -79,10 +94,24 @@ public final class EngineReadMain {
           }
         }
         out.println("pass=" + pass + " files=" + files.size() + " bytes=" + bytes + " mismatches=" + mismatches
-            + " sourceOpens=" + source.opens() + " sourceBytes=" + source.bytes() + " stream=" + stream);
+            + " sourceOpens=" + source.opens() + " sourceBytes=" + source.bytes() + " stream=" + stream
+            + (bookKeeper ? " " + bookKeeperState(fs) : ""));
       }
     }
     out.println("default=" + initializeWithDefault(cachingClass, conf));
+    // the in-process BookKeeper's threads do not keep the JVM alive; its shutdown hook closes it
+    System.exit(0);
+  }
+
+  /** The caching file system's metadata service and the BookKeepers this JVM runs, seen through JMX. */
+  private static String bookKeeperState(FileSystem fs) throws Exception {
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    Set<ObjectName> names = server.queryNames(new ObjectName("io.rubix:type=BookKeeper,*"), null);
+    String state = "service=" + ((HasCacheEngine) fs).cacheEngine().service().getClass().getName() + " bookkeepers=" + names.size();
+    for (ObjectName name : names) {
+      state += " transferPort=" + server.getAttribute(name, "TransferPort") + " recoveredBlocks=" + server.getAttribute(name, "RecoveredBlocks");
+    }
+    return state;
   }
 
   /** Initializes {@code cachingClass} for s3:// with its default wrapped class: "ok", or the error's message. */
