@@ -45,6 +45,7 @@ class EngineHadoopIT {
     List<String> first = run.child(2);
     assertThat(first).contains("hadoop=2.7.4");
     assertColdThenWarm(first, "io.rubix.core.read.CachingInputStream");
+    assertThat(pass(first, 1)).as("Hadoop 2.7 has no openFile()").containsEntry("openFile", "absent");
     assertWarmAfterRestart(run.child(1), "io.rubix.core.read.CachingInputStream");
     assertThat(value(first, "default")).contains("rubix.fs.s3.wrapped.impl").contains("com.facebook.presto.hive.s3.PrestoS3FileSystem");
   }
@@ -57,6 +58,8 @@ class EngineHadoopIT {
     List<String> first = run.child(2);
     assertThat(first).contains("hadoop=3.3.5");
     assertColdThenWarm(first, "io.rubix.core.read.Hadoop3CachingInputStream");
+    assertThat(pass(first, 1)).as("openFile() through the cache").containsEntry("openFile", "ok");
+    assertThat(pass(first, 2)).containsEntry("openFile", "ok");
     assertWarmAfterRestart(run.child(1), "io.rubix.core.read.Hadoop3CachingInputStream");
     assertThat(value(first, "default")).contains("rubix.fs.s3.wrapped.impl").contains("io.trino.hdfs.s3.TrinoS3FileSystem");
   }

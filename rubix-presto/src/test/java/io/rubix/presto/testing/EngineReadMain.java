@@ -71,9 +71,11 @@ public final class EngineReadMain {
         long bytes = 0;
         int mismatches = 0;
         String stream = "";
+        String openFile = "ok";
         for (Path file : files) {
           byte[] expected = Files.readAllBytes(file);
           org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(file.toUri());
+          openFile = openFileCheck(fs, path, expected, openFile);
           try (FSDataInputStream in = fs.open(path)) {
             stream = in.getWrappedStream().getClass().getName();
             byte[] sequential = readAll(in, expected.length);
@@ -94,13 +96,36 @@ public final class EngineReadMain {
           }
         }
         out.println("pass=" + pass + " files=" + files.size() + " bytes=" + bytes + " mismatches=" + mismatches
-            + " sourceOpens=" + source.opens() + " sourceBytes=" + source.bytes() + " stream=" + stream
+            + " sourceOpens=" + source.opens() + " sourceBytes=" + source.bytes() + " stream=" + stream + " openFile=" + openFile
             + (bookKeeper ? " " + bookKeeperState(fs) : ""));
       }
     }
     out.println("default=" + initializeWithDefault(cachingClass, conf));
     // the in-process BookKeeper's threads do not keep the JVM alive; its shutdown hook closes it
     System.exit(0);
+  }
+
+  /**
+   * Reads {@code path} whole through {@code openFile().build()} where this Hadoop has it (3.3+; called
+   * reflectively, this class must load on 2.7): "ok", "absent", or what went wrong ({@code previous} if that was not "ok").
+   */
+  private static String openFileCheck(FileSystem fs, org.apache.hadoop.fs.Path path, byte[] expected, String previous) throws Exception {
+    if (!previous.equals("ok")) {
+      return previous;
+    }
+    java.lang.reflect.Method openFile;
+    try {
+      openFile = FileSystem.class.getMethod("openFile", org.apache.hadoop.fs.Path.class);
+    } catch (NoSuchMethodException e) {
+      return "absent";
+    }
+    Object builder = openFile.invoke(fs, path);
+    java.util.concurrent.Future<?> future = (java.util.concurrent.Future<?>) Class.forName("org.apache.hadoop.fs.FSBuilder").getMethod("build").invoke(builder);
+    try (FSDataInputStream in = (FSDataInputStream) future.get()) {
+      byte[] actual = new byte[expected.length];
+      in.readFully(0, actual, 0, actual.length);
+      return Arrays.equals(actual, expected) ? "ok" : "mismatch";
+    }
   }
 
   /** The caching file system's metadata service and the BookKeepers this JVM runs, seen through JMX. */
