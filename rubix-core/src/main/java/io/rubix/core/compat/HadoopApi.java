@@ -32,9 +32,4 @@ public final class HadoopApi {
       return false;
     }
   }
-
-  /** What was found, for logs and tests: e.g. {@code stream3=true openFile=true etags=false}. */
-  public static String describe() {
-    return "stream3=" + STREAM_3 + " openFile=" + OPEN_FILE + " etags=" + ETAGS;
-  }
 }
