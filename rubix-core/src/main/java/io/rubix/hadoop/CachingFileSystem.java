@@ -39,6 +39,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
   static final String READ_POLICY = Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
 
   private CachingSupport support;
+  private String scheme;
 
   public CachingFileSystem() {}
 
@@ -69,11 +70,21 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     if (HasCacheEngine.class.isAssignableFrom(wrappedClass)) {
       throw new io.rubix.core.config.InvalidConfigException(key, className, "a file system that is not itself a RubiX caching file system");
     }
+    this.scheme = scheme;
     FileSystem wrapped = ReflectionUtils.newInstance(wrappedClass, conf);
     wrapped.initialize(name, conf);
     this.fs = wrapped;
     super.initialize(name, conf);
     this.support = CachingSupport.create(name, conf, cacheChannelOpener());
+  }
+
+  /**
+   * The scheme this file system was created for. Engines ask (Trino decides from it whether paths are
+   * hierarchical); FilterFileSystem does not forward it, and Hadoop's default throws.
+   */
+  @Override
+  public String getScheme() {
+    return scheme != null ? scheme : super.getScheme();
   }
 
   /** The cache engine of this file system, or null when caching is disabled. */
