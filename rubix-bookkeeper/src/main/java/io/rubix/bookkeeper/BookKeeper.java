@@ -241,6 +241,11 @@ public final class BookKeeper implements AutoCloseable {
         public long getRecoveredBlocks() {
           return service.recoveredBlocks();
         }
+
+        @Override
+        public int getTransferPort() {
+          return transferPort();
+        }
       }, name);
       return name;
     } catch (JMException e) {

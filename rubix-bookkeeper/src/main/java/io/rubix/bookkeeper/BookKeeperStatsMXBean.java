@@ -13,4 +13,7 @@ public interface BookKeeperStatsMXBean {
   long getEvictions();
 
   long getRecoveredBlocks();
+
+  /** The data-transfer port peers read cached blocks from, or -1 when it is off. */
+  int getTransferPort();
 }

@@ -52,6 +52,7 @@ public final class CacheEngine implements Closeable {
   private final ExecutorService writeExecutor;
   private final ExecutorService vectoredExecutor;
   private final ObjectName beanName;
+  private final CachingInputStream.Factory streams = CachingInputStream.factory();
 
   private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name,
       BlockAdmission admission, PeerReader peers) {
@@ -111,7 +112,7 @@ public final class CacheEngine implements Closeable {
   }
 
   public CachingInputStream open(ObjectVersion version, Source source) {
-    return new CachingInputStream(reader, version, source, new StreamStats(stats), vectoredExecutor);
+    return streams.open(reader, version, source, new StreamStats(stats), vectoredExecutor);
   }
 
   /** Fills blocks into this engine's cache for others (an owner node serving peers). */

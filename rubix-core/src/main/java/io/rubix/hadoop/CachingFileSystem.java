@@ -2,6 +2,7 @@ package io.rubix.hadoop;
 
 import io.rubix.core.CacheEngine;
 import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.config.CacheKeys;
 import java.io.IOException;
@@ -24,7 +25,6 @@ import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
 import org.apache.hadoop.util.ReflectionUtils;
-import org.apache.hadoop.util.functional.FutureIO;
 
 /**
  * A file system that wraps the real file system of its scheme and reads through the RubiX block
@@ -39,6 +39,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
   static final String READ_POLICY = Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
 
   private CachingSupport support;
+  private String scheme;
 
   public CachingFileSystem() {}
 
@@ -66,14 +67,24 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     } catch (ClassNotFoundException | ClassCastException e) {
       throw new io.rubix.core.config.InvalidConfigException(key, className, "a FileSystem class on the classpath (" + e + ")");
     }
-    if (CachingFileSystem.class.isAssignableFrom(wrappedClass) || CachingS3AFileSystem.class.isAssignableFrom(wrappedClass)) {
+    if (HasCacheEngine.class.isAssignableFrom(wrappedClass)) {
       throw new io.rubix.core.config.InvalidConfigException(key, className, "a file system that is not itself a RubiX caching file system");
     }
+    this.scheme = scheme;
     FileSystem wrapped = ReflectionUtils.newInstance(wrappedClass, conf);
     wrapped.initialize(name, conf);
     this.fs = wrapped;
     super.initialize(name, conf);
     this.support = CachingSupport.create(name, conf, cacheChannelOpener());
+  }
+
+  /**
+   * The scheme this file system was created for. Engines ask (Trino decides from it whether paths are
+   * hierarchical); FilterFileSystem does not forward it, and Hadoop's default throws.
+   */
+  @Override
+  public String getScheme() {
+    return scheme != null ? scheme : super.getScheme();
   }
 
   /** The cache engine of this file system, or null when caching is disabled. */
@@ -105,7 +116,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     if (support == null) {
       return super.openFile(path);
     }
-    return createDataInputStreamBuilder(this, path);
+    return OpenFileSource.builder(this, path);
   }
 
   /**
@@ -160,8 +171,9 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     return LocatedStatuses.relocate(listing, status -> support.blockLocations(makeQualified(status.getPath()), status, 0, status.getLen()));
   }
 
+  /** The wrapped file system's stream: without a HEAD where its {@code openFile()} takes the status (Hadoop 3.3+). */
   private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {
-    return FutureIO.awaitFuture(fs.openFile(path).withFileStatus(status).opt(READ_POLICY, "random").build());
+    return HadoopApi.OPEN_FILE ? OpenFileSource.open(fs, path, status) : fs.open(path);
   }
 
   @Override

@@ -5,6 +5,8 @@ import io.rubix.core.client.ClientConfig;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.Rendezvous;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.ConfigReader;
+import io.rubix.core.metadata.EmbeddedServices;
 import io.rubix.core.peer.PeerClient;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
@@ -13,6 +15,7 @@ import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.Source;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.cluster.ClusterNode;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
@@ -29,7 +32,6 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.AbstractFSBuilderImpl;
-import org.apache.hadoop.fs.impl.FSBuilderSupport;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +69,9 @@ final class CachingSupport implements Closeable {
     }
     String name = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
     ClientConfig clientConfig = ClientConfig.from(conf);
+    if (new ConfigReader(conf).getBoolean(BookKeeperKeys.IN_PROCESS)) {
+      clientConfig = EmbeddedServices.inProcessBookKeeper(conf, clientConfig);
+    }
     ClusterLocality locality = ClusterLocality.create(conf);
     try {
       BlockAdmission admission = locality == null ? BlockAdmission.ALL : locality;
@@ -156,7 +161,7 @@ final class CachingSupport implements Closeable {
   CompletableFuture<FSDataInputStream> openFile(Path path, OpenFileParameters parameters, Collection<String> knownKeys,
       StatusTracker.StatusLookup lookup, SourceOpener opener) {
     AbstractFSBuilderImpl.rejectUnknownMandatoryKeys(parameters.getMandatoryKeys(), knownKeys, "for " + path);
-    long length = new FSBuilderSupport(parameters.getOptions()).getPositiveLong(Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH, -1);
+    long length = positiveLong(parameters.getOptions().getTrimmed(Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH));
     CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
     try {
       result.complete(open(path, parameters.getStatus(), length, lookup, opener));
@@ -164,6 +169,20 @@ final class CachingSupport implements Closeable {
       result.completeExceptionally(e);
     }
     return result;
+  }
+
+  /** {@code value} as a whole number of at least 0, or -1 when it is not one (as Hadoop's {@code FSBuilderSupport}, which Hadoop 3.3.5 lacks). */
+  private static long positiveLong(String value) {
+    if (value == null) {
+      return -1;
+    }
+    try {
+      long parsed = Long.parseLong(value);
+      return parsed >= 0 ? parsed : -1;
+    } catch (NumberFormatException e) {
+      LOG.debug("Ignoring {}={}: not a whole number", Options.OpenFileOptions.FS_OPTION_OPENFILE_LENGTH, value);
+      return -1;
+    }
   }
 
   /** Called after {@code path} was written, renamed or deleted through the file system. */

@@ -35,9 +35,8 @@ final class LocatedStatuses {
           return status;
         }
         // keep the ETag: an open with this status must resolve the same object version as a getFileStatus
-        return status instanceof EtagSource source && source.getEtag() != null
-            ? new EtagLocatedFileStatus(status, locations, source.getEtag())
-            : new LocatedFileStatus(status, locations);
+        String etag = StatusTracker.etagOf(status);
+        return etag != null ? EtagLocatedFileStatus.of(status, locations, etag) : new LocatedFileStatus(status, locations);
       }
     };
   }
@@ -47,9 +46,14 @@ final class LocatedStatuses {
     private static final long serialVersionUID = 1L;
     private final String etag;
 
-    EtagLocatedFileStatus(FileStatus status, BlockLocation[] locations, String etag) {
+    private EtagLocatedFileStatus(FileStatus status, BlockLocation[] locations, String etag) {
       super(status, locations);
       this.etag = etag;
+    }
+
+    /** Typed as a plain located status, so that code calling this loads on Hadoop without {@code EtagSource}. */
+    static LocatedFileStatus of(FileStatus status, BlockLocation[] locations, String etag) {
+      return new EtagLocatedFileStatus(status, locations, etag);
     }
 
     @Override

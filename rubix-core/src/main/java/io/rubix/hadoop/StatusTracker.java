@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.Freshness;
 import io.rubix.spi.ObjectVersion;
@@ -72,12 +73,20 @@ final class StatusTracker {
     }
   }
 
+  /** The ETag of {@code status}, or null when it has none or this Hadoop has no ETags (before 3.3.2). */
+  static String etagOf(FileStatus status) {
+    return HadoopApi.ETAGS && status instanceof EtagSource source ? source.getEtag() : null;
+  }
+
   /** The version key of the object {@code status} describes. In immutable mode the path and length identify it. */
   ObjectVersion versionOf(Path qualifiedPath, FileStatus status) {
     if (freshness == Freshness.IMMUTABLE) {
       return new ObjectVersion(qualifiedPath.toString(), status.getLen(), 0, "");
     }
-    String etag = status instanceof EtagSource source && source.getEtag() != null ? source.getEtag() : "";
+    String etag = etagOf(status);
+    if (etag == null) {
+      etag = "";
+    }
     return new ObjectVersion(qualifiedPath.toString(), status.getLen(), status.getModificationTime(), etag);
   }
 }

@@ -17,6 +17,11 @@ public record ClientConfig(boolean embedded, String host, int port, Duration con
     requireNonNull(backoffMax, "backoffMax is null");
   }
 
+  /** This configuration, talking to the BookKeeper daemon at {@code host}:{@code port}. */
+  public ClientConfig withDaemon(String host, int port) {
+    return new ClientConfig(false, host, port, connectTimeout, readTimeout, poolSize, backoffMax, maxFrameSize);
+  }
+
   public static ClientConfig from(Configuration conf) {
     ConfigReader reader = new ConfigReader(conf);
     return new ClientConfig(

@@ -1,6 +1,9 @@
 package io.rubix.core.metadata;
 
+import io.rubix.core.client.ClientConfig;
+import io.rubix.core.client.InProcessBookKeeper;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.spi.config.BookKeeperKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -13,10 +16,13 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.UUID;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +40,16 @@ import org.slf4j.LoggerFactory;
  * non-persistent {@code <dir>/embedded/<pid>-<id>} instead; private directories whose lock is free
  * belong to JVMs that are gone and are deleted. Several JVMs of one node should share the BookKeeper
  * daemon, which enforces one cap for all of them.
+ *
+ * <p>It also holds the BookKeepers started inside this JVM ({@code rubix.bookkeeper.embedded}, for
+ * Presto/Trino workers): one per configured Thrift port, started by the first caching file system
+ * that asks and kept until the JVM exits, for the same reason.
  */
 public final class EmbeddedServices {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServices.class);
   private static final Map<List<Path>, Shared> SERVICES = new HashMap<>();
+  // @GuardedBy("IN_PROCESS"): configured Thrift port -> how file systems reach the BookKeeper started for it
+  private static final Map<Integer, ClientConfig> IN_PROCESS = new HashMap<>();
   private static final String EMBEDDED = "embedded";
   private static final String PRIMARY = "primary";
 
@@ -87,6 +99,34 @@ public final class EmbeddedServices {
       }
       shared.references++;
       return new Handle(key, shared);
+    }
+  }
+
+  /**
+   * The BookKeeper this JVM runs for {@code client}'s port, started on the first call (through the
+   * {@link InProcessBookKeeper} on the classpath) and shared by later ones; how to reach it. When it
+   * cannot start, {@code client} as a daemon client: another JVM of the node may serve that port, and
+   * reads go to the source while none does.
+   */
+  public static ClientConfig inProcessBookKeeper(Configuration conf, ClientConfig client) {
+    synchronized (IN_PROCESS) {
+      return IN_PROCESS.computeIfAbsent(client.port(), port -> startInProcess(conf, client));
+    }
+  }
+
+  private static ClientConfig startInProcess(Configuration conf, ClientConfig client) {
+    ClientConfig fallback = client.withDaemon(client.host(), client.port());
+    Iterator<InProcessBookKeeper> starters = ServiceLoader.load(InProcessBookKeeper.class, InProcessBookKeeper.class.getClassLoader()).iterator();
+    if (!starters.hasNext()) {
+      LOG.warn("{}=true but no BookKeeper implementation is on the classpath (rubix-bookkeeper); using the BookKeeper at {}:{}",
+          BookKeeperKeys.IN_PROCESS.name(), client.host(), client.port());
+      return fallback;
+    }
+    try {
+      return starters.next().start(conf, client);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not start a BookKeeper in this JVM; using the BookKeeper at {}:{} if one answers", client.host(), client.port(), e);
+      return fallback;
     }
   }
 

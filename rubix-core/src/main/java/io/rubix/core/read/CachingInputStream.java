@@ -2,47 +2,51 @@ package io.rubix.core.read;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.spi.ObjectVersion;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.function.IntFunction;
-import org.apache.hadoop.fs.ByteBufferPositionedReadable;
 import org.apache.hadoop.fs.ByteBufferReadable;
 import org.apache.hadoop.fs.CanUnbuffer;
 import org.apache.hadoop.fs.FSExceptionMessages;
 import org.apache.hadoop.fs.FSInputStream;
-import org.apache.hadoop.fs.FileRange;
-import org.apache.hadoop.fs.StreamCapabilities;
-import org.apache.hadoop.fs.statistics.IOStatistics;
-import org.apache.hadoop.fs.statistics.IOStatisticsSource;
 
 /**
  * An input stream over one object version that reads through the block cache. Sequential reads
  * ({@code read}, {@code seek}) are synchronized on the stream as {@code FSInputStream} requires;
- * positioned, byte-buffer positioned and vectored reads take no stream lock and may run in parallel.
+ * positioned and byte-buffer positioned reads take no stream lock and may run in parallel.
+ *
+ * <p>This class uses only what Hadoop 2.7 has, so it loads in PrestoDB; on Hadoop 3.3+ streams are
+ * {@link Hadoop3CachingInputStream}s, which add stream capabilities, IOStatistics and vectored reads.
+ * {@link #factory()} picks the one the Hadoop on the classpath can load.
  */
-public final class CachingInputStream extends FSInputStream
-    implements ByteBufferReadable, ByteBufferPositionedReadable, CanUnbuffer, StreamCapabilities, IOStatisticsSource {
+public sealed class CachingInputStream extends FSInputStream implements ByteBufferReadable, CanUnbuffer permits Hadoop3CachingInputStream {
+  /** Creates streams; see {@link #factory()}. */
+  @FunctionalInterface
+  public interface Factory {
+    CachingInputStream open(BlockReader reader, ObjectVersion version, Source source, StreamStats stats, Executor vectoredExecutor);
+  }
+
   private final BlockReader reader;
-  private final ReadSession session;
-  private final Executor vectoredExecutor;
+  final ReadSession session;
   private final byte[] oneByte = new byte[1];
   // @GuardedBy("this")
   private long position;
   private volatile boolean closed;
 
-  public CachingInputStream(BlockReader reader, ObjectVersion version, Source source, StreamStats stats, Executor vectoredExecutor) {
+  CachingInputStream(BlockReader reader, ObjectVersion version, Source source, StreamStats stats) {
     this.reader = requireNonNull(reader, "reader is null");
     this.session = reader.newSession(version, source, stats);
-    this.vectoredExecutor = requireNonNull(vectoredExecutor, "vectoredExecutor is null");
+  }
+
+  /** The stream class for the Hadoop on the classpath, chosen once ({@link HadoopApi#STREAM_3}). */
+  public static Factory factory() {
+    return HadoopApi.STREAM_3 ? Hadoop3CachingInputStream.FACTORY : (reader, version, source, stats, vectoredExecutor) ->
+        new CachingInputStream(reader, version, source, stats);
   }
 
   public ObjectVersion version() {
@@ -57,7 +61,7 @@ public final class CachingInputStream extends FSInputStream
 
   @Override
   public synchronized int read(byte[] buffer, int offset, int length) throws IOException {
-    validatePositionedReadArgs(position, buffer, offset, length);
+    checkReadArgs(position, buffer, offset, length);
     return read(ByteBuffer.wrap(buffer, offset, length));
   }
 
@@ -73,24 +77,24 @@ public final class CachingInputStream extends FSInputStream
 
   @Override
   public int read(long at, byte[] buffer, int offset, int length) throws IOException {
-    validatePositionedReadArgs(at, buffer, offset, length);
+    checkReadArgs(at, buffer, offset, length);
     checkOpen();
     return reader.read(session, at, ByteBuffer.wrap(buffer, offset, length));
   }
 
   @Override
   public void readFully(long at, byte[] buffer, int offset, int length) throws IOException {
-    validatePositionedReadArgs(at, buffer, offset, length);
+    checkReadArgs(at, buffer, offset, length);
     readFully(at, ByteBuffer.wrap(buffer, offset, length));
   }
 
-  @Override
+  /** A positioned read into {@code buffer} (Hadoop 3's {@code ByteBufferPositionedReadable}). */
   public int read(long at, ByteBuffer buffer) throws IOException {
     checkOpen();
     return reader.read(session, at, buffer);
   }
 
-  @Override
+  /** A positioned read filling {@code buffer} (Hadoop 3's {@code ByteBufferPositionedReadable}). */
   public void readFully(long at, ByteBuffer buffer) throws IOException {
     checkOpen();
     if (at < 0) {
@@ -108,30 +112,6 @@ public final class CachingInputStream extends FSInputStream
         throw new EOFException(FSExceptionMessages.EOF_IN_READ_FULLY + ": " + session.version.path() + " at " + next);
       }
       next += n;
-    }
-  }
-
-  @Override
-  public void readVectored(List<? extends FileRange> ranges, IntFunction<ByteBuffer> allocate) throws IOException {
-    checkOpen();
-    List<? extends FileRange> sorted = org.apache.hadoop.fs.VectoredReadUtils.validateAndSortRanges(ranges,
-        java.util.Optional.of(session.version.length()));
-    List<CompletableFuture<ByteBuffer>> futures = new ArrayList<>(sorted.size());
-    for (FileRange range : sorted) {
-      CompletableFuture<ByteBuffer> future = CompletableFuture.supplyAsync(() -> {
-        ByteBuffer buffer = allocate.apply(range.getLength());
-        try {
-          ByteBuffer target = buffer.duplicate();
-          target.limit(target.position() + range.getLength());
-          readFully(range.getOffset(), target);
-        } catch (IOException e) {
-          throw new CompletionException(e);
-        }
-        buffer.limit(buffer.position() + range.getLength());
-        return buffer;
-      }, vectoredExecutor);
-      range.setData(future);
-      futures.add(future);
     }
   }
 
@@ -183,25 +163,28 @@ public final class CachingInputStream extends FSInputStream
   }
 
   @Override
-  public boolean hasCapability(String capability) {
-    return switch (capability.toLowerCase(Locale.ROOT)) {
-      case StreamCapabilities.READBYTEBUFFER, StreamCapabilities.PREADBYTEBUFFER, StreamCapabilities.UNBUFFER,
-           StreamCapabilities.IOSTATISTICS, StreamCapabilities.VECTOREDIO -> true;
-      default -> false;
-    };
-  }
-
-  @Override
-  public IOStatistics getIOStatistics() {
-    return session.stats.ioStatistics();
-  }
-
-  @Override
   public void close() {
     closed = true;
   }
 
-  private void checkOpen() throws IOException {
+  /** As Hadoop 3's {@code FSInputStream.validatePositionedReadArgs}, which Hadoop 2.7 lacks. */
+  private void checkReadArgs(long at, byte[] buffer, int offset, int length) throws EOFException {
+    if (length < 0) {
+      throw new IllegalArgumentException("length is negative: " + length + " reading " + session.version.path());
+    }
+    if (at < 0) {
+      throw new EOFException("position is negative: " + at + " reading " + session.version.path());
+    }
+    if (buffer == null) {
+      throw new IllegalArgumentException("Null buffer reading " + session.version.path());
+    }
+    if (offset < 0 || buffer.length - offset < length) {
+      throw new IndexOutOfBoundsException(FSExceptionMessages.TOO_MANY_BYTES_FOR_DEST_BUFFER + ": request length=" + length
+          + ", with offset =" + offset + "; buffer capacity =" + (buffer.length - offset) + " reading " + session.version.path());
+    }
+  }
+
+  void checkOpen() throws IOException {
     if (closed) {
       throw new IOException(FSExceptionMessages.STREAM_IS_CLOSED + ": " + session.version.path());
     }

@@ -6,6 +6,8 @@ import java.util.List;
 public final class BookKeeperKeys {
   public static final ConfigKey EMBEDDED_MODE = new ConfigKey("rubix.cluster.embedded.mode", "true",
       "true: cache metadata lives in each reading JVM (no daemon needed). false: every JVM of the node asks the node's BookKeeper daemon.");
+  public static final ConfigKey IN_PROCESS = new ConfigKey("rubix.bookkeeper.embedded", "false",
+      "true: the first caching file system of a JVM starts a whole BookKeeper inside that JVM (metadata with its journal, Thrift port, data-transfer port for peers, metrics) on the configured ports, and every caching file system of the JVM uses it as the node's BookKeeper. For engines with one long-lived JVM per node (Presto and Trino workers). If it cannot start (e.g. the node's BookKeeper daemon holds the port), the file systems use whatever BookKeeper answers on the configured port.");
   public static final ConfigKey SERVER_PORT = new ConfigKey("rubix.network.bookkeeper.server.port", "8899",
       "Thrift port of the BookKeeper daemon (clients connect to it; 0 lets the daemon pick a free port, for tests).");
   public static final ConfigKey BIND_ADDRESS = new ConfigKey("rubix.network.bookkeeper.bind.address", "127.0.0.1",
@@ -45,7 +47,7 @@ public final class BookKeeperKeys {
   private BookKeeperKeys() {}
 
   public static List<ConfigKey> all() {
-    return List.of(EMBEDDED_MODE, SERVER_PORT, BIND_ADDRESS, SERVER_HOST, MAX_FRAME_SIZE, FRAME_TIMEOUT, WORKER_THREADS, CONNECT_TIMEOUT,
+    return List.of(EMBEDDED_MODE, IN_PROCESS, SERVER_PORT, BIND_ADDRESS, SERVER_HOST, MAX_FRAME_SIZE, FRAME_TIMEOUT, WORKER_THREADS, CONNECT_TIMEOUT,
         READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, NODE_ID, TRANSFER_ENABLED, TRANSFER_SERVER_PORT, TRANSFER_SECRET, TRANSFER_TIMEOUT,
         TRANSFER_SERVER_THREADS);
   }

@@ -1,0 +1,90 @@
+package io.rubix.bookkeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rubix.core.client.BookKeeperClient;
+import io.rubix.core.client.ClientConfig;
+import io.rubix.core.metadata.EmbeddedServices;
+import io.rubix.core.stats.CacheCounter;
+import io.rubix.hadoop.CachingLocalFileSystem;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code rubix.bookkeeper.embedded=true}: a BookKeeper started inside the JVM by its first caching file system. */
+class InProcessBookKeeperTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void firstFileSystemStartsOneBookKeeperThatLaterOnesShare() throws Exception {
+    Path cache = Files.createDirectories(dir.resolve("cache"));
+    Configuration conf = BookKeeperTestSupport.daemonConf(cache);
+    conf.setBoolean("rubix.bookkeeper.embedded", true);
+    conf.set("rubix.cache.block.size", "64k");
+    byte[] data = randomFile(dir.resolve("data.bin"), 500_000);
+
+    ClientConfig first = EmbeddedServices.inProcessBookKeeper(conf, ClientConfig.from(conf));
+    ClientConfig second = EmbeddedServices.inProcessBookKeeper(conf, ClientConfig.from(conf));
+    assertThat(first.embedded()).isFalse();
+    assertThat(first.port()).isPositive();
+    assertThat(second).isEqualTo(first);
+
+    long sourceBytes = 0;
+    for (int round = 0; round < 2; round++) {
+      try (CachingLocalFileSystem fs = new CachingLocalFileSystem()) {
+        fs.initialize(URI.create("file:///"), conf);
+        assertThat(fs.cacheEngine().service()).isInstanceOf(BookKeeperClient.class);
+        byte[] read = new byte[data.length];
+        try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(dir.resolve("data.bin").toUri()))) {
+          in.readFully(0, read);
+        }
+        assertThat(read).isEqualTo(data);
+        long total = fs.cacheEngine().stats().get(CacheCounter.SOURCE_BYTES);
+        if (round == 0) {
+          assertThat(total).isEqualTo(data.length);
+        } else {
+          assertThat(total).as("the second file system reads the blocks the first cached").isZero();
+        }
+        sourceBytes += total;
+      }
+    }
+    assertThat(sourceBytes).isEqualTo(data.length);
+  }
+
+  @Test
+  void aBookKeeperThatCannotStartDoesNotFailReads() throws Exception {
+    Path cache = Files.createDirectories(dir.resolve("cache"));
+    byte[] data = randomFile(dir.resolve("data.bin"), 200_000);
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Configuration conf = BookKeeperTestSupport.daemonConf(cache);
+      conf.setBoolean("rubix.bookkeeper.embedded", true);
+      conf.setInt("rubix.network.bookkeeper.server.port", taken.getLocalPort());
+      conf.set("rubix.network.client.read.timeout", "300ms");
+      conf.set("rubix.network.client.connect.timeout", "300ms");
+      try (CachingLocalFileSystem fs = new CachingLocalFileSystem()) {
+        fs.initialize(URI.create("file:///"), conf);
+        byte[] read = new byte[data.length];
+        try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(dir.resolve("data.bin").toUri()))) {
+          in.readFully(0, read);
+        }
+        assertThat(read).isEqualTo(data);
+        assertThat(fs.cacheEngine().stats().get(CacheCounter.FALLBACK_METADATA)).as("reads fell back to the source").isPositive();
+      }
+    }
+  }
+
+  private static byte[] randomFile(Path path, int size) throws Exception {
+    byte[] data = new byte[size];
+    new Random(size).nextBytes(data);
+    Files.write(path, data);
+    return data;
+  }
+}

@@ -1,0 +1,35 @@
+package io.rubix.core.compat;
+
+/**
+ * Which parts of the Hadoop API the Hadoop on the classpath has, probed once when this class loads.
+ *
+ * <p>RubiX is compiled against Hadoop 3.4 but must also load and read on the Hadoop 2.7 that PrestoDB
+ * bundles and the Hadoop 3.3.5 that Trino bundles. Classes that implement or call what an older
+ * Hadoop lacks are used only when the probe here says it is present: the stream with Hadoop 3's
+ * abilities ({@code io.rubix.core.read.Hadoop3CachingInputStream}), {@code openFile()} to open the
+ * source without a HEAD, ETags of file statuses.
+ */
+public final class HadoopApi {
+  /** {@code StreamCapabilities}, {@code ByteBufferPositionedReadable}, {@code IOStatisticsSource} and vectored reads (Hadoop 3.3.5+). */
+  public static final boolean STREAM_3 = present("org.apache.hadoop.fs.StreamCapabilities")
+      && present("org.apache.hadoop.fs.ByteBufferPositionedReadable")
+      && present("org.apache.hadoop.fs.statistics.IOStatisticsSource")
+      && present("org.apache.hadoop.fs.statistics.impl.DynamicIOStatisticsBuilder")
+      && present("org.apache.hadoop.fs.FileRange");
+  /** {@code FileSystem.openFile(Path)} with {@code withFileStatus} and {@code FutureIO} (Hadoop 3.3.1+). */
+  public static final boolean OPEN_FILE = present("org.apache.hadoop.fs.FutureDataInputStreamBuilder")
+      && present("org.apache.hadoop.util.functional.FutureIO");
+  /** {@code org.apache.hadoop.fs.EtagSource} (Hadoop 3.3.2+). */
+  public static final boolean ETAGS = present("org.apache.hadoop.fs.EtagSource");
+
+  private HadoopApi() {}
+
+  private static boolean present(String className) {
+    try {
+      Class.forName(className, false, HadoopApi.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+}
