@@ -54,6 +54,8 @@ class CachingS3AFileSystemTest {
       byte[] first = new byte[data.length];
       try (FSDataInputStream in = fs.open(path)) {
         in.readFully(0, first);
+        // the blocks are written after the reader has its bytes: wait until they are published
+        CacheTestSupport.awaitWrites(((HasCacheEngine) fs).cacheEngine(), CacheTestSupport.version(in));
       }
       assertThat(first).isEqualTo(data);
       long getsAfterFirst = server.store().gets();
