@@ -19,9 +19,15 @@ import org.apache.hadoop.conf.Configuration;
  * @param probePort the port probes connect to: the data-transfer port peers read from, or 0 for the
  *     port of the node's list entry (when the transfer port is not a fixed one)
  * @param probeTimeout connect timeout of one probe
+ * @param checkInterval how often every live node is probed although no read failed; 0: never
  */
-public record LivenessConfig(Duration downDuration, Duration probeInterval, Duration probeMaxInterval, int probePort, Duration probeTimeout) {
+public record LivenessConfig(Duration downDuration, Duration probeInterval, Duration probeMaxInterval, int probePort, Duration probeTimeout,
+    Duration checkInterval) {
   public LivenessConfig {
+    requireNonNull(checkInterval, "checkInterval is null");
+    if (checkInterval.isNegative()) {
+      throw new IllegalArgumentException("checkInterval must not be negative: " + checkInterval);
+    }
     requireNonNull(downDuration, "downDuration is null");
     requireNonNull(probeInterval, "probeInterval is null");
     requireNonNull(probeMaxInterval, "probeMaxInterval is null");
@@ -35,6 +41,11 @@ public record LivenessConfig(Duration downDuration, Duration probeInterval, Dura
     if (probePort < 0 || probePort > 65535) {
       throw new IllegalArgumentException("probePort must be 0-65535: " + probePort);
     }
+  }
+
+  /** No periodic checks of live nodes. */
+  public LivenessConfig(Duration downDuration, Duration probeInterval, Duration probeMaxInterval, int probePort, Duration probeTimeout) {
+    this(downDuration, probeInterval, probeMaxInterval, probePort, probeTimeout, Duration.ZERO);
   }
 
   public static LivenessConfig from(Configuration conf) {
@@ -51,7 +62,8 @@ public record LivenessConfig(Duration downDuration, Duration probeInterval, Dura
         interval,
         maxInterval,
         Math.max(0, transferPort),
-        reader.getDuration(BookKeeperKeys.TRANSFER_TIMEOUT, Duration.ofMillis(1)));
+        reader.getDuration(BookKeeperKeys.TRANSFER_TIMEOUT, Duration.ofMillis(1)),
+        reader.getDuration(ClusterKeys.LIVENESS_CHECK_INTERVAL, Duration.ZERO));
   }
 
   /** The wait before the probe that follows {@code failedProbes} failed ones: the interval doubled that often, at most the maximum. */

@@ -16,9 +16,10 @@ import java.util.List;
  * @param failedProbes probes that found the node still down
  * @param nodesAdded nodes that joined the view after the tracker started
  * @param nodesRemoved nodes that left the view after the tracker started
+ * @param liveChecks probes of live nodes made by the periodic check ({@code rubix.cluster.liveness.check.interval})
  */
 public record LivenessSnapshot(List<ClusterNode> nodes, List<ClusterNode> down, long downTransitions, long upTransitions, long probes,
-    long failedProbes, long nodesAdded, long nodesRemoved) {
+    long failedProbes, long nodesAdded, long nodesRemoved, long liveChecks) {
   public LivenessSnapshot {
     nodes = List.copyOf(requireNonNull(nodes, "nodes is null"));
     down = List.copyOf(requireNonNull(down, "down is null"));

@@ -67,6 +67,7 @@ public final class NodeLiveness implements Closeable {
   private final AtomicLong downTransitions = new AtomicLong();
   private final AtomicLong upTransitions = new AtomicLong();
   private final AtomicLong probes = new AtomicLong();
+  private final AtomicLong checks = new AtomicLong();
   private final AtomicLong failedProbes = new AtomicLong();
   private final AtomicLong nodesAdded = new AtomicLong();
   private final AtomicLong nodesRemoved = new AtomicLong();
@@ -89,6 +90,36 @@ public final class NodeLiveness implements Closeable {
         lastView = manager.view();
       }
     }
+    if (!config.checkInterval().isZero()) {
+      scheduler.schedule(this::checkLiveNodes, config.checkInterval().toNanos());
+    }
+  }
+
+  /**
+   * Probes every live node of the view but this one ({@code rubix.cluster.liveness.check.interval}),
+   * one after the other on the background thread, takes those that do not answer out of the ring,
+   * and schedules the next round.
+   */
+  private void checkLiveNodes() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+    }
+    ClusterView view = manager.view();
+    String local = view.local().map(ClusterNode::id).orElse(null);
+    for (ClusterNode node : view.nodes()) {
+      if (node.id().equals(local) || downSet.contains(node.id())) {
+        continue;
+      }
+      checks.incrementAndGet();
+      try {
+        probe.check(node);
+      } catch (IOException | RuntimeException e) {
+        markDown(node, "periodic liveness check failed: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+      }
+    }
+    scheduler.schedule(this::checkLiveNodes, config.checkInterval().toNanos());
   }
 
   public LivenessConfig config() {
@@ -239,7 +270,7 @@ public final class NodeLiveness implements Closeable {
     ClusterView view = manager.view();
     DownSet current = downSet;
     return new LivenessSnapshot(view.nodes(), view.nodes().stream().filter(node -> current.contains(node.id())).toList(), downTransitions.get(),
-        upTransitions.get(), probes.get(), failedProbes.get(), nodesAdded.get(), nodesRemoved.get());
+        upTransitions.get(), probes.get(), failedProbes.get(), nodesAdded.get(), nodesRemoved.get(), checks.get());
   }
 
   /** Stops probing; nodes down now stay down. Idempotent. */

@@ -81,6 +81,40 @@ class NodeLivenessTest {
   }
 
   @Test
+  void periodicChecksTakeASilentlyDeadNodeOutOfTheRingOfAJvmThatReadsNothing() {
+    LivenessConfig checking = new LivenessConfig(CONFIG.downDuration(), CONFIG.probeInterval(), CONFIG.probeMaxInterval(), CONFIG.probePort(),
+        CONFIG.probeTimeout(), Duration.ofSeconds(30));
+    answering.add("c");
+    NodeLiveness liveness = new NodeLiveness(manager, checking, node -> {
+      probed.add(node.id());
+      if (!answering.contains(node.id())) {
+        throw new IOException("refused");
+      }
+    }, clock::get, scheduler);
+    assertThat(scheduler.delays).as("first round after the interval, nothing probed yet").containsExactly(Duration.ofSeconds(30));
+    assertThat(probed).isEmpty();
+
+    scheduler.runNext();
+    assertThat(probed).as("every node but this one").containsExactly("b", "c");
+    assertThat(liveness.isDown("b")).isTrue();
+    assertThat(liveness.isDown("c")).isFalse();
+    assertThat(liveness.snapshot().liveChecks()).isEqualTo(2);
+    // b's recovery probes (after the down duration) and the next round are both scheduled
+    assertThat(scheduler.delays).containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(30));
+
+    probed.clear();
+    answering.add("b");
+    scheduler.runNext(); // b's probe: it answers again
+    scheduler.runNext(); // the next round checks both live nodes
+    assertThat(liveness.isDown("b")).isFalse();
+    assertThat(probed).containsExactly("b", "b", "c");
+
+    liveness.close();
+    scheduler.runAll();
+    assertThat(probed).as("no round after close").hasSize(3);
+  }
+
+  @Test
   void theLocalNodeUnknownNodesAndRepeatedFailuresChangeNothing() {
     NodeLiveness liveness = liveness();
     liveness.markDown(A, "a reader cannot lose itself");

@@ -24,6 +24,8 @@ public final class ClusterKeys {
       "How long a node stays out of the ring after a peer read from it failed (connection refused, timeout, bad checksum, error answer): meanwhile its splits belong to their rendezvous runners-up among the other nodes, for reads, admission and block locations. After that it is probed and rejoins as soon as it answers.");
   public static final ConfigKey LIVENESS_PROBE_INTERVAL = new ConfigKey("rubix.cluster.liveness.probe.interval", "2s",
       "Wait between probes of a down node (a TCP connect to its data-transfer port, on a background daemon thread; reads never wait for it), doubled after every probe that fails, up to rubix.cluster.liveness.probe.max.interval.");
+  public static final ConfigKey LIVENESS_CHECK_INTERVAL = new ConfigKey("rubix.cluster.liveness.check.interval", "0s",
+      "How often every live node is checked with the same probe even though no read failed (0s: never). Readers learn a node is down from their own failed peer reads; JVMs that only plan work (a Spark driver, a Presto/Trino coordinator with the static or file manager) read nothing from peers, so set this there (e.g. 30s) for the block locations they report to leave a dead node.");
   public static final ConfigKey LIVENESS_PROBE_MAX_INTERVAL = new ConfigKey("rubix.cluster.liveness.probe.max.interval", "30s",
       "Longest wait between probes of a node that stays down (at least rubix.cluster.liveness.probe.interval).");
 
@@ -64,7 +66,7 @@ public final class ClusterKeys {
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
     return List.of(MANAGER, NODES, NODES_FILE, REFRESH_INTERVAL, PREFERRED_HOSTS, FILESPLIT_SIZE, ADMISSION,
-        LIVENESS_DOWN_DURATION, LIVENESS_PROBE_INTERVAL, LIVENESS_PROBE_MAX_INTERVAL,
+        LIVENESS_DOWN_DURATION, LIVENESS_PROBE_INTERVAL, LIVENESS_PROBE_MAX_INTERVAL, LIVENESS_CHECK_INTERVAL,
         REST_CONNECT_TIMEOUT, REST_REQUEST_TIMEOUT, REST_INITIAL_WAIT, REST_BACKOFF_MAX, REST_TRUSTSTORE_PATH, REST_TRUSTSTORE_PASSWORD, REST_TRUSTSTORE_TYPE,
         PRESTO_COORDINATOR_URL, PRESTO_USER, PRESTO_PASSWORD, PRESTO_TOKEN, PRESTO_TOKEN_FILE, PRESTO_INCLUDE_COORDINATOR,
         YARN_RESOURCEMANAGER_URL, YARN_USER);
