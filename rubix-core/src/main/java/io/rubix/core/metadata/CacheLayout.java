@@ -1,52 +1,33 @@
 package io.rubix.core.metadata;
 
-import static java.util.Objects.requireNonNull;
-
 import io.rubix.spi.ObjectVersion;
-import java.nio.charset.StandardCharsets;
+import io.rubix.spi.metadata.DataFileLayout;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 
-/**
- * Maps object versions to local data files. A file name is the SHA-256 of the version's canonical key
- * plus a generation number, so any remote path (with {@code ..}, odd characters, non-ASCII, any
- * length) maps to a fixed-length hex name inside one of the cache roots and can never escape them;
- * distinct versions never share a file, and a re-cached version never reuses an evicted file's name.
- */
+/** The metadata service's view of {@link DataFileLayout}: which disk and file each object version's blocks go to. */
 final class CacheLayout {
-  static final String DATA_SUFFIX = ".blocks";
+  static final String DATA_SUFFIX = DataFileLayout.DATA_SUFFIX;
 
-  private final List<Path> roots;
+  private final DataFileLayout layout;
 
   CacheLayout(List<Path> roots) {
-    this.roots = List.copyOf(requireNonNull(roots, "roots is null"));
-    if (roots.isEmpty()) {
-      throw new IllegalArgumentException("no cache roots");
-    }
+    this.layout = new DataFileLayout(roots);
   }
 
   List<Path> roots() {
-    return roots;
+    return layout.roots();
   }
 
   int diskOf(ObjectVersion version) {
-    return Math.floorMod(version.path().hashCode(), roots.size());
+    return layout.diskOf(version);
   }
 
   Path dataFile(ObjectVersion version, int disk, long generation) {
-    String hex = sha256Hex(version.canonicalKey());
-    return roots.get(disk).resolve(hex.substring(0, 2)).resolve(hex + "-" + generation + DATA_SUFFIX);
+    return layout.dataFile(version, disk, generation);
   }
 
   static String sha256Hex(String text) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every JVM", e);
-    }
+    return DataFileLayout.sha256Hex(text);
   }
 }

@@ -2,7 +2,6 @@ package io.rubix.core.metadata;
 
 import static java.util.Objects.requireNonNull;
 
-import io.rubix.core.store.CacheFiles;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
@@ -11,13 +10,11 @@ import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -29,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +51,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final LongSupplier nanoClock;
   private final List<EvictionListener> listeners = new CopyOnWriteArrayList<>();
   private final MetadataJournal journal;
+  /** CRC32C of a whole block of zeros: what a block nobody wrote reads as. */
+  private final int zeroBlockCrc;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition inFlightChanged = lock.newCondition();
@@ -69,6 +69,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private long evictions;
   // @GuardedBy("lock")
   private long recoveredBlocks;
+  // @GuardedBy("lock")
+  private long refusedBlocks;
 
   /**
    * @param blockSize block size in bytes
@@ -94,6 +96,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       throw new IllegalArgumentException("one capacity per root: " + roots + " vs " + capacities);
     }
     this.blockSize = blockSize;
+    CRC32C zeros = new CRC32C();
+    zeros.update(new byte[blockSize]);
+    this.zeroBlockCrc = (int) zeros.getValue();
     this.layout = new CacheLayout(roots);
     this.disks = new ArrayList<>();
     for (int i = 0; i < roots.size(); i++) {
@@ -113,6 +118,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       LOG.warn("Could not recover cache metadata from {}; starting empty", layout.roots(), e);
       return;
     }
+    recovered = live(recovered);
     List<CachedObject> evicted = new ArrayList<>();
     lock.lock();
     try {
@@ -143,6 +149,29 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     deleteFiles(evicted);
   }
 
+  /** The recovered entries whose data files are live (see {@link DataFiles#makeLive}); the others are deleted. */
+  private List<MetadataJournal.Recovered> live(List<MetadataJournal.Recovered> recovered) {
+    List<MetadataJournal.Recovered> live = new ArrayList<>(recovered.size());
+    for (MetadataJournal.Recovered r : recovered) {
+      try {
+        if (DataFiles.makeLive(r.dataFile(), r.version())) {
+          live.add(r);
+          continue;
+        }
+        LOG.warn("Dropping recovered cache file {} of {}: it is longer than any data file of that version", r.dataFile(), r.version());
+      } catch (IOException e) {
+        LOG.warn("Dropping recovered cache file {} of {}: it cannot be opened", r.dataFile(), r.version(), e);
+      }
+      try {
+        journal.dropped(r.dataFile());
+        DataFiles.delete(r.dataFile());
+      } catch (IOException e) {
+        LOG.warn("Could not delete cache file {}", r.dataFile(), e);
+      }
+    }
+    return live;
+  }
+
   /**
    * Lease ids start at a random point so that ids of a previous incarnation of this service (a crashed
    * and restarted BookKeeper, whose readers still hold grants) never name a lease of this one: a stale
@@ -157,6 +186,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       return recoveredBlocks;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Blocks whose commit was refused because their bytes on disk did not match the CRC32C their writer claimed. */
+  public long refusedBlocks() {
+    lock.lock();
+    try {
+      return refusedBlocks;
     } finally {
       lock.unlock();
     }
@@ -201,7 +240,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         journal.created(version, object.dataFile);
         try {
           // the service creates data files and deletes them: writers only open them
-          CacheFiles.createDataFile(object.dataFile);
+          DataFiles.create(object.dataFile, version);
         } catch (IOException e) {
           CachedObject failed = object;
           journalQuietly(() -> journal.dropped(failed.dataFile), failed);
@@ -242,29 +281,68 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return range;
   }
 
+  /**
+   * Publishes the blocks of {@code blocks} the lease still holds whose bytes in the data file match the
+   * CRC32C claimed for them. The bytes are read back and checked outside the lock; a block that does
+   * not match (never written, written elsewhere, file dropped meanwhile) is refused: it stays charged
+   * but unpublished, as after an abort of written blocks, and counted. So is a block of zeros: on
+   * disk it cannot be told from a hole, i.e. from a block nobody wrote, so it is never cached (its
+   * readers read it from the source, at the cost of one block per all-zero block of an object).
+   */
   @Override
-  public int commit(long leaseId, int[] blocks, int[] crc32c) {
+  public int commit(long leaseId, int[] blocks, int[] crc32c) throws IOException {
     if (blocks.length != crc32c.length) {
       throw new IllegalArgumentException("blocks and crc32c differ in length: " + blocks.length + " vs " + crc32c.length);
     }
+    Lease lease;
     lock.lock();
     try {
-      Lease lease = leases.get(leaseId);
+      lease = leases.get(leaseId);
       if (lease == null) {
         return 0;
       }
+    } finally {
+      lock.unlock();
+    }
+    CachedObject object = lease.object;
+    boolean[] verified = new boolean[blocks.length];
+    ByteBuffer scratch = ByteBuffer.allocate(blockSize);
+    for (int i = 0; i < blocks.length; i++) {
+      // a block outside the object cannot be held by the lease: it is skipped below
+      if (blocks[i] >= 0 && blocks[i] < object.crc32c.length) {
+        verified[i] = crc32c[i] != zeroCrc(object, blocks[i])
+            && DataFiles.holds(object.dataFile, object.version, blockSize, blocks[i], crc32c[i], scratch);
+      }
+    }
+    lock.lock();
+    try {
+      if (leases.get(leaseId) != lease) {
+        return 0; // expired, or its object was dropped, while the bytes were checked
+      }
       int published = 0;
-      CachedObject object = lease.object;
-      journalPublished(object, lease, blocks, crc32c);
+      int[] accepted = new int[blocks.length];
+      int[] acceptedCrcs = new int[blocks.length];
       for (int i = 0; i < blocks.length; i++) {
         int block = blocks[i];
-        if (lease.blocks.get(block)) {
-          lease.blocks.clear(block);
-          object.inFlight.remove(block);
-          object.published.set(block);
-          object.crc32c[block] = crc32c[i];
-          published++;
+        if (block < 0 || block >= object.crc32c.length || !lease.blocks.get(block)) {
+          continue;
         }
+        lease.blocks.clear(block);
+        object.inFlight.remove(block);
+        if (verified[i]) {
+          accepted[published] = block;
+          acceptedCrcs[published++] = crc32c[i];
+        } else {
+          refusedBlocks++;
+          LOG.warn("Refused to publish block {} of {}: the bytes in {} do not match the CRC32C {} its writer claimed", block, object.version,
+              object.dataFile, Integer.toHexString(crc32c[i]));
+          journalQuietly(() -> journal.charged(object.dataFile, block), object);
+        }
+      }
+      journalPublished(object, Arrays.copyOf(accepted, published), Arrays.copyOf(acceptedCrcs, published));
+      for (int i = 0; i < published; i++) {
+        object.published.set(accepted[i]);
+        object.crc32c[accepted[i]] = acceptedCrcs[i];
       }
       finishIfDone(lease);
       inFlightChanged.signalAll();
@@ -274,25 +352,27 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
-  /** Journals the blocks of {@code blocks} the lease holds, before they are published in memory. */
-  // @GuardedBy("lock")
-  private void journalPublished(CachedObject object, Lease lease, int[] blocks, int[] crc32c) {
-    int count = 0;
-    int[] held = new int[blocks.length];
-    int[] crcs = new int[blocks.length];
-    for (int i = 0; i < blocks.length; i++) {
-      if (lease.blocks.get(blocks[i])) {
-        held[count] = blocks[i];
-        crcs[count++] = crc32c[i];
-      }
+  /** The CRC32C of a block of zeros as long as {@code block} of {@code object}. */
+  private int zeroCrc(CachedObject object, int block) {
+    int length = object.blockLength(block);
+    if (length == blockSize) {
+      return zeroBlockCrc;
     }
-    if (count == 0) {
+    CRC32C crc = new CRC32C();
+    crc.update(new byte[length]);
+    return (int) crc.getValue();
+  }
+
+  /** Journals {@code blocks}, before they are published in memory. */
+  // @GuardedBy("lock")
+  private void journalPublished(CachedObject object, int[] blocks, int[] crc32c) {
+    if (blocks.length == 0) {
       return;
     }
     try {
-      journal.published(object.dataFile, java.util.Arrays.copyOf(held, count), java.util.Arrays.copyOf(crcs, count));
+      journal.published(object.dataFile, blocks, crc32c);
     } catch (IOException e) {
-      LOG.warn("Could not journal {} published blocks of {}; they will not survive a restart", count, object.version, e);
+      LOG.warn("Could not journal {} published blocks of {}; they will not survive a restart", blocks.length, object.version, e);
     }
   }
 
@@ -357,12 +437,33 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
+  /**
+   * Unpublishes {@code block} of {@code version} if its bytes in the current data file really fail
+   * verification: a reader that raced an eviction read a file that is gone, and its report must not
+   * drop the same block of a newer data file of the version, which holds good bytes.
+   */
   @Override
-  public void reportCorrupt(ObjectVersion version, int block) {
+  public void reportCorrupt(ObjectVersion version, int block) throws IOException {
+    CachedObject object;
+    int crc;
     lock.lock();
     try {
-      CachedObject object = objects.get(version);
-      if (object != null && block >= 0 && block < object.crc32c.length && object.published.get(block)) {
+      object = objects.get(version);
+      if (object == null || block < 0 || block >= object.crc32c.length || !object.published.get(block)) {
+        return;
+      }
+      crc = object.crc32c[block];
+    } finally {
+      lock.unlock();
+    }
+    if (DataFiles.holds(object.dataFile, version, blockSize, block, crc, ByteBuffer.allocate(blockSize))) {
+      LOG.info("A reader reported block {} of {} corrupt, but {} holds it intact (the reader's file was dropped meanwhile?)", block, version,
+          object.dataFile);
+      return;
+    }
+    lock.lock();
+    try {
+      if (objects.get(version) == object && object.published.get(block) && object.crc32c[block] == crc) {
         object.published.clear(block);
         object.crc32c[block] = 0;
         journalQuietly(() -> journal.unpublished(object.dataFile, block), object);
@@ -599,7 +700,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     byte[] states = new byte[count];
     int[] crcs = new int[count];
     if (object == null) {
-      java.util.Arrays.fill(states, lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code());
+      Arrays.fill(states, lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code());
       return new BlockRange(version, "", firstBlock, states, crcs, 0);
     }
     for (int i = 0; i < count; i++) {
@@ -646,7 +747,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    * The data file is truncated before it is unlinked: readers in other JVMs (BookKeeper mode) keep
    * cache files open, and an unlinked file they hold would keep its blocks allocated, over the cap
    * and invisible to the accounting, until they close it. A reader that still reads the truncated
-   * file hits its end, which it treats as a corrupt block: it re-reads the source.
+   * file finds it short of its live length, which tells it the file is gone: it re-reads the source.
    */
   private void deleteFiles(List<CachedObject> dropped) {
     for (CachedObject object : dropped) {
@@ -655,12 +756,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
       try {
         journal.dropped(object.dataFile);
-        try (FileChannel channel = FileChannel.open(object.dataFile, StandardOpenOption.WRITE)) {
-          channel.truncate(0);
-        } catch (NoSuchFileException e) {
-          // nothing was written
-        }
-        Files.deleteIfExists(object.dataFile);
+        DataFiles.delete(object.dataFile);
       } catch (IOException e) {
         LOG.warn("Could not delete evicted cache file {}", object.dataFile, e);
       }

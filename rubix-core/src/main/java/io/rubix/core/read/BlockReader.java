@@ -199,14 +199,13 @@ public final class BlockReader {
         s.stats.add(CacheCounter.CHECKSUM_FAILURES, 1);
         s.stats.add(CacheCounter.FALLBACK_CHECKSUM, 1);
         LOG.warn("{}; re-reading it from the source", e.getMessage());
+        // the service re-checks the block before it drops it; strict mode does not fail the read, which the source answers
         reportCorrupt(s.version, b);
-        if (config.strictMode()) {
-          throw e;
-        }
       } catch (InterruptedIOException e) {
         throw e;
       } catch (java.nio.file.NoSuchFileException e) {
-        // evicted after its status was read: an expected race, not a cache failure, so strict mode does not fail on it
+        // dropped (evicted, invalidated) after its status was read: an expected race, not corruption and not a
+        // cache failure, so it is not reported and strict mode does not fail on it
         s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
         LOG.debug("Cache file {} of {} is gone (evicted); reading block {} from the source", dataFile, s.version.path(), b);
       } catch (IOException e) {
@@ -553,7 +552,7 @@ public final class BlockReader {
       for (int b = first; b < end; b++) {
         int offset = (b - first) * blockSize;
         int blockLength = Math.min(blockSize, bytes.length - offset);
-        crcs[written] = store.write(dataFile, b, ByteBuffer.wrap(bytes, offset, blockLength));
+        crcs[written] = store.write(dataFile, s.version, b, ByteBuffer.wrap(bytes, offset, blockLength));
         blocks[written++] = b;
       }
       s.stats.add(CacheCounter.CACHE_WRITE_BYTES, bytes.length);

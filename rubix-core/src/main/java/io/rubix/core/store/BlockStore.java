@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.ChecksumVerification;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.DataFileLayout;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -19,6 +20,11 @@ import java.util.zip.CRC32C;
  * offset {@code b * blockSize} of the version's data file. Reads check bytes against the CRC32C the
  * metadata recorded, per the configured {@link ChecksumVerification}; writes return the CRC32C to
  * record. Thread-safe: all I/O is positioned, on channels shared through {@link CacheFiles}.
+ *
+ * <p>Every read and write checks, after its I/O, that the file still has its live length
+ * ({@link DataFileLayout}): a file dropped while this JVM held it open fails with
+ * {@link CacheFileGoneException}, so bytes trusted without a checksum (first-read verification) can
+ * never be holes a late writer left in a dropped file. That costs one {@code fstat} per call.
  */
 public final class BlockStore implements Closeable {
   private final int blockSize;
@@ -41,7 +47,8 @@ public final class BlockStore implements Closeable {
    * Reads {@code dst.remaining()} bytes at {@code position} of {@code version} from {@code dataFile},
    * all within block {@code block}, whose published CRC32C is {@code crc32c}.
    *
-   * @throws CacheCorruptionException when the bytes do not match or the file is too short
+   * @throws CacheFileGoneException when the file was dropped (it is no longer at its live length)
+   * @throws CacheCorruptionException when the bytes do not match in a live file
    * @throws IOException when the file cannot be read
    */
   public void read(Path dataFile, ObjectVersion version, int block, int crc32c, long position, ByteBuffer dst) throws IOException {
@@ -80,12 +87,14 @@ public final class BlockStore implements Closeable {
       case NEVER -> false;
     };
     if (!verify) {
-      readFully(file, position, dst, block);
+      readFully(file, position, dst, version);
+      checkLive(file, version);
       return;
     }
     if (length == blockLength) {
       ByteBuffer target = dst.duplicate();
-      readFully(file, position, dst, block);
+      readFully(file, position, dst, version);
+      checkLive(file, version);
       target.limit(target.position() + length);
       check(file, version, block, crc32c, target);
       return;
@@ -93,7 +102,8 @@ public final class BlockStore implements Closeable {
     ByteBuffer whole = scratch.take();
     try {
       whole.limit(blockLength);
-      readFully(file, blockStart, whole, block);
+      readFully(file, blockStart, whole, version);
+      checkLive(file, version);
       whole.flip();
       check(file, version, block, crc32c, whole.duplicate());
       whole.position((int) (position - blockStart)).limit((int) (position - blockStart) + length);
@@ -113,19 +123,39 @@ public final class BlockStore implements Closeable {
     file.markVerified(block);
   }
 
-  /** Writes one whole block at its offset in {@code dataFile} and returns its CRC32C. */
-  public int write(Path dataFile, int block, ByteBuffer bytes) throws IOException {
+  /**
+   * Writes one whole block of {@code version} at its offset in {@code dataFile} and returns its CRC32C.
+   *
+   * @throws CacheFileGoneException when the file was dropped before or during the write
+   */
+  public int write(Path dataFile, ObjectVersion version, int block, ByteBuffer bytes) throws IOException {
     int crc = crc32c(bytes.duplicate());
     int start = bytes.position();
     CacheFile file = files.get(dataFile);
     try {
       writeOnce(file, block, bytes);
+      checkLive(file, version);
     } catch (ClosedChannelException closedUnderUs) {
       closed(file, closedUnderUs);
       bytes.position(start);
-      writeOnce(files.get(dataFile), block, bytes);
+      CacheFile reopened = files.get(dataFile);
+      writeOnce(reopened, block, bytes);
+      checkLive(reopened, version);
     }
     return crc;
+  }
+
+  /**
+   * Fails with {@link CacheFileGoneException} when {@code file} is no longer at its live length, and
+   * closes this JVM's handle of it so the unlinked file's space is freed.
+   */
+  private void checkLive(CacheFile file, ObjectVersion version) throws IOException {
+    long size = file.channel().size();
+    if (size != DataFileLayout.liveLength(version)) {
+      files.discard(file);
+      throw new CacheFileGoneException(file.path().toString(), "cache file of " + version + " was dropped: its length is " + size + ", not "
+          + DataFileLayout.liveLength(version));
+    }
   }
 
   private void writeOnce(CacheFile file, int block, ByteBuffer bytes) throws IOException {
@@ -142,14 +172,15 @@ public final class BlockStore implements Closeable {
     return (int) crc.getValue();
   }
 
-  private static void readFully(CacheFile file, long position, ByteBuffer dst, int block) throws IOException {
+  private void readFully(CacheFile file, long position, ByteBuffer dst, ObjectVersion version) throws IOException {
     FileChannel channel = file.channel();
     long at = position;
     while (dst.hasRemaining()) {
       int n = channel.read(dst, at);
       if (n < 0) {
-        throw new CacheCorruptionException("Cache file " + file.path() + " is truncated: block " + block + " ends past its length "
-            + channel.size() + " (reading at " + at + ")", block);
+        // a live file is longer than any block: it was truncated, i.e. dropped
+        checkLive(file, version);
+        throw new CacheFileGoneException(file.path().toString(), "cache file of " + version + " ends at " + at);
       }
       at += n;
     }

@@ -9,12 +9,7 @@ import io.rubix.core.metadata.EvictionListener;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,26 +39,6 @@ public final class CacheFiles implements EvictionListener, Closeable {
         .executor(Runnable::run)
         .removalListener((Path path, CacheFile file, RemovalCause cause) -> closeQuietly(file))
         .build();
-  }
-
-  /**
-   * Creates the data file {@code file} (and its directory) when it does not exist, as owner/group
-   * read-write: the metadata service calls this when it starts caching an object, and writers only
-   * ever open existing files, so a writer that outlived its lease can never recreate an evicted file.
-   */
-  public static void createDataFile(Path file) throws IOException {
-    Files.createDirectories(file.getParent());
-    Set<java.nio.file.attribute.PosixFilePermission> groupReadWrite = Set.of(
-        java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE,
-        java.nio.file.attribute.PosixFilePermission.GROUP_READ, java.nio.file.attribute.PosixFilePermission.GROUP_WRITE);
-    try {
-      Files.createFile(file, PosixFilePermissions.asFileAttribute(groupReadWrite));
-    } catch (FileAlreadyExistsException raced) {
-      return;
-    }
-    // the creating JVM's umask (often 022) masks the group's write bit; other JVMs of the node's
-    // rubix group fill blocks of this file too, so set the mode outright
-    Files.setPosixFilePermissions(file, groupReadWrite);
   }
 
   /**

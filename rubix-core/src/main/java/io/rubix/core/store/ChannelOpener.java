@@ -13,7 +13,7 @@ public interface ChannelOpener {
 
   /**
    * Opens an existing cache data file for reading and writing. Never creates it: the metadata service
-   * creates a data file when it first grants a lease on the object ({@link CacheFiles#createDataFile}),
+   * creates a data file when it first grants a lease on the object,
    * so a file that is missing was evicted, and this fails with {@link java.nio.file.NoSuchFileException}.
    */
   FileChannel open(Path file) throws IOException;

@@ -26,9 +26,7 @@ class CacheAdministrationTest {
     for (int i = 0; i < blocks; i++) {
       indexes[i] = i;
     }
-    Files.createDirectories(Path.of(granted.dataFile()).getParent());
-    Files.write(Path.of(granted.dataFile()), new byte[blocks * BLOCK]);
-    assertThat(service.commit(granted.leaseId(), indexes, new int[blocks])).isEqualTo(blocks);
+    assertThat(TestBlocks.commit(service, granted, BLOCK, indexes)).isEqualTo(blocks);
   }
 
   @Test

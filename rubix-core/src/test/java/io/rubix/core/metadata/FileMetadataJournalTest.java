@@ -30,23 +30,22 @@ class FileMetadataJournalTest {
     return new ObjectVersion("s3a://bucket/" + name, 10 * BLOCK + 7, 1000, "etag-" + name);
   }
 
-  /** Grants, "writes" and commits blocks [first, end) with the CRC of their index. */
+  /** Grants, writes and commits blocks [first, end) (see {@link TestBlocks}). */
   private static void cache(InProcessMetadataService service, ObjectVersion version, int first, int end) throws Exception {
     BlockRange lease = service.acquire(version, first, end);
-    Path data = Path.of(lease.dataFile());
-    Files.createDirectories(data.getParent());
-    try (FileChannel channel = FileChannel.open(data, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-      for (int b = first; b < end; b++) {
-        channel.write(ByteBuffer.allocate(version.blockLength(b, BLOCK)), (long) b * BLOCK);
-      }
-    }
     int[] blocks = new int[end - first];
-    int[] crcs = new int[end - first];
     for (int i = 0; i < blocks.length; i++) {
       blocks[i] = first + i;
-      crcs[i] = 1000 + first + i;
     }
-    assertThat(service.commit(lease.leaseId(), blocks, crcs)).isEqualTo(blocks.length);
+    assertThat(TestBlocks.commit(service, lease, BLOCK, blocks)).isEqualTo(blocks.length);
+  }
+
+  private static int crc(ObjectVersion version, int block) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    byte[] bytes = new byte[version.blockLength(block, BLOCK)];
+    java.util.Arrays.fill(bytes, (byte) (block + 1));
+    crc.update(bytes);
+    return (int) crc.getValue();
   }
 
   @Test
@@ -55,16 +54,20 @@ class FileMetadataJournalTest {
     try (InProcessMetadataService service = service()) {
       cache(service, a, 0, 3);
       cache(service, a, 9, 11);
+      BlockRange status = service.status(a, 1, 2);
+      try (FileChannel channel = FileChannel.open(Path.of(status.dataFile()), StandardOpenOption.WRITE)) {
+        channel.write(ByteBuffer.wrap(new byte[] {42}), BLOCK); // bit rot in block 1
+      }
       service.reportCorrupt(a, 1);
     }
     try (InProcessMetadataService restarted = service()) {
       BlockRange status = restarted.status(a, 0, 11);
       assertThat(status.state(0)).isEqualTo(BlockState.CACHED);
-      assertThat(status.crc32c(0)).isEqualTo(1000);
+      assertThat(status.crc32c(0)).isEqualTo(crc(a, 0));
       assertThat(status.state(1)).isEqualTo(BlockState.MISSING);
       assertThat(status.state(2)).isEqualTo(BlockState.CACHED);
       assertThat(status.state(10)).isEqualTo(BlockState.CACHED);
-      assertThat(status.crc32c(10)).isEqualTo(1010);
+      assertThat(status.crc32c(10)).isEqualTo(crc(a, 10));
       assertThat(restarted.recoveredBlocks()).isEqualTo(4);
       // block 1 was dropped as corrupt but its bytes stay charged until the object is evicted
       assertThat(restarted.usage().usedBytes()).isEqualTo(4L * BLOCK + 7);

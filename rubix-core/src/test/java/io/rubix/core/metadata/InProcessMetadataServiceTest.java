@@ -11,6 +11,7 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheUsage;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -52,7 +53,7 @@ class InProcessMetadataServiceTest {
     return new ObjectVersion("s3a://bucket/" + name, length, 1, "etag-" + name);
   }
 
-  private static void commitAll(InProcessMetadataService service, BlockRange range) {
+  private static void commitAll(InProcessMetadataService service, BlockRange range) throws IOException {
     List<Integer> granted = new ArrayList<>();
     for (int b = range.firstBlock(); b < range.endBlock(); b++) {
       if (range.state(b) == BlockState.GRANTED) {
@@ -60,7 +61,7 @@ class InProcessMetadataServiceTest {
       }
     }
     int[] blocks = granted.stream().mapToInt(Integer::intValue).toArray();
-    assertThat(service.commit(range.leaseId(), blocks, new int[blocks.length])).isEqualTo(blocks.length);
+    assertThat(TestBlocks.commit(service, range, BLOCK, blocks)).isEqualTo(blocks.length);
   }
 
   private static void assertWithinCap(InProcessMetadataService service, String afterWhat) {
@@ -104,7 +105,7 @@ class InProcessMetadataServiceTest {
             }
           }
           int[] picked = chosen.stream().mapToInt(Integer::intValue).toArray();
-          service.commit(range.leaseId(), picked, new int[picked.length]);
+          TestBlocks.commit(service, range, BLOCK, picked);
         } else if (op < 8 && !open.isEmpty()) {
           BlockRange range = open.remove(random.nextInt(open.size()));
           int[] all = new int[range.endBlock() - range.firstBlock()];
@@ -137,8 +138,6 @@ class InProcessMetadataServiceTest {
       for (ObjectVersion v : List.of(a, b, c)) {
         BlockRange range = service.acquire(v, 0, 1);
         files.add(Path.of(range.dataFile()));
-        Files.createDirectories(Path.of(range.dataFile()).getParent());
-        Files.write(Path.of(range.dataFile()), new byte[BLOCK]);
         commitAll(service, range);
       }
       Path fileOfB = files.get(1);
@@ -173,8 +172,9 @@ class InProcessMetadataServiceTest {
 
       assertThat(service.acquire(another, 0, 1).state(0)).as("only pinned objects are left").isEqualTo(BlockState.DENIED);
       assertWithinCap(service, "denial");
-      assertThat(service.commit(inFlight.leaseId(), new int[] {0}, new int[] {7})).isEqualTo(1);
-      assertThat(service.status(pinned, 0, 1).crc32c(0)).isEqualTo(7);
+      int[] crc = TestBlocks.write(inFlight, BLOCK, 0);
+      assertThat(service.commit(inFlight.leaseId(), new int[] {0}, crc)).isEqualTo(1);
+      assertThat(service.status(pinned, 0, 1).crc32c(0)).isEqualTo(crc[0]);
     }
   }
 
@@ -191,7 +191,7 @@ class InProcessMetadataServiceTest {
       BlockRange second = service.acquire(v, 0, 3);
       assertThat(second.state(1)).isEqualTo(BlockState.GRANTED);
       assertThat(second.leaseId()).isNotEqualTo(first.leaseId());
-      assertThat(service.commit(first.leaseId(), new int[] {0, 1, 2}, new int[3])).isZero();
+      assertThat(TestBlocks.commit(service, first, BLOCK, 0, 1, 2)).isZero();
       assertThat(service.usage().usedBytes() + service.usage().disks().get(0).reservedBytes())
           .as("re-granting a charged block reserves nothing twice").isEqualTo(3L * BLOCK);
       commitAll(service, second);
@@ -216,7 +216,7 @@ class InProcessMetadataServiceTest {
       assertThat(dataFile).doesNotExist();
       try (CacheFiles files = new CacheFiles(4, ChannelOpener.DEFAULT)) {
         BlockStore store = new BlockStore(BLOCK, files, ChecksumVerification.FIRST_READ, 1);
-        assertThatThrownBy(() -> store.write(dataFile, 0, ByteBuffer.allocate(BLOCK)))
+        assertThatThrownBy(() -> store.write(dataFile, v, 0, ByteBuffer.allocate(BLOCK)))
             .isInstanceOf(NoSuchFileException.class);
       }
       assertThat(dataFile).as("a late writer leaves no orphan file outside the accounting").doesNotExist();
@@ -230,8 +230,6 @@ class InProcessMetadataServiceTest {
       ObjectVersion v = version("v", 2L * BLOCK + 1);
       BlockRange range = service.acquire(v, 0, 3);
       Path file = Path.of(range.dataFile());
-      Files.createDirectories(file.getParent());
-      Files.write(file, new byte[2 * BLOCK + 1]);
       commitAll(service, range);
       assertThat(service.usage().usedBytes()).isEqualTo(2L * BLOCK + 1);
       List<Path> evicted = new ArrayList<>();
@@ -271,7 +269,7 @@ class InProcessMetadataServiceTest {
       CompletableFuture<BlockRange> committed = awaitInFlight(service, v, 0, 1);
       awaitBlocked();
       assertThat(committed).isNotDone();
-      service.commit(lease.leaseId(), new int[] {0}, new int[] {42});
+      TestBlocks.commit(service, lease, BLOCK, 0);
       assertThat(committed.get(5, TimeUnit.SECONDS).state(0)).isEqualTo(BlockState.CACHED);
 
       CompletableFuture<BlockRange> aborted = awaitInFlight(service, v, 1, 2);

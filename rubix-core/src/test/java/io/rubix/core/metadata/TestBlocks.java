@@ -1,0 +1,47 @@
+package io.rubix.core.metadata;
+
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.CacheMetadataService;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+/** Writes granted blocks the way a reader does, so that the service's commit check finds their bytes. */
+public final class TestBlocks {
+  private TestBlocks() {}
+
+  /** The bytes test blocks hold: {@code block + 1} repeated (never all zeros, which is never published). */
+  public static byte[] content(BlockRange range, int blockSize, int block) {
+    byte[] bytes = new byte[range.version().blockLength(block, blockSize)];
+    Arrays.fill(bytes, (byte) (block + 1));
+    return bytes;
+  }
+
+  /** Writes {@code blocks} of {@code range} into its data file, if it still exists, and returns their CRC32Cs. */
+  public static int[] write(BlockRange range, int blockSize, int... blocks) throws IOException {
+    int[] crcs = new int[blocks.length];
+    for (int i = 0; i < blocks.length; i++) {
+      CRC32C crc = new CRC32C();
+      crc.update(content(range, blockSize, blocks[i]));
+      crcs[i] = (int) crc.getValue();
+    }
+    try (FileChannel channel = FileChannel.open(Path.of(range.dataFile()), StandardOpenOption.WRITE)) {
+      for (int block : blocks) {
+        channel.write(ByteBuffer.wrap(content(range, blockSize, block)), (long) block * blockSize);
+      }
+    } catch (NoSuchFileException evicted) {
+      // a writer whose object was dropped meanwhile: its commit publishes nothing
+    }
+    return crcs;
+  }
+
+  /** Writes and commits {@code blocks} of {@code range}; returns what the commit published. */
+  public static int commit(CacheMetadataService service, BlockRange range, int blockSize, int... blocks) throws IOException {
+    return service.commit(range.leaseId(), blocks, write(range, blockSize, blocks));
+  }
+}

@@ -1,0 +1,181 @@
+package io.rubix.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rubix.core.config.ChecksumVerification;
+import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 9, scenarios 1, 3 and 4 at the level of the block store and the metadata service, with two
+ * stores that share one service the way two JVMs share a BookKeeper daemon: neither store hears of
+ * evictions, and each holds data files open across them. The interleavings are forced by the order of
+ * the calls, not by timing.
+ */
+class DroppedFileTest {
+  private static final int BLOCK = 4096;
+
+  @TempDir
+  Path root;
+
+  private final byte[] data = bytes(6 * BLOCK, 1);
+  private final ObjectVersion version = new ObjectVersion("s3a://bucket/key", data.length, 1000, "etag");
+
+  private InProcessMetadataService service() {
+    return new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(30), System::nanoTime);
+  }
+
+  private static BlockStore store(CacheFiles files) {
+    return new BlockStore(BLOCK, files, ChecksumVerification.FIRST_READ, 2);
+  }
+
+  /** Scenario 1: a stale handle to a cleared file, a late writer into it, and a reader trusting a block it verified once. */
+  @Test
+  void aLateWriteIntoAClearedFileNeverMakesItsHolesReadAsData() throws Exception {
+    try (InProcessMetadataService service = service(); CacheFiles filesA = new CacheFiles(8, ChannelOpener.DEFAULT);
+        CacheFiles filesB = new CacheFiles(8, ChannelOpener.DEFAULT)) {
+      BlockStore a = store(filesA);
+      BlockStore b = store(filesB);
+      BlockRange lease = service.acquire(version, 0, 1);
+      Path dataFile = Path.of(lease.dataFile());
+      int crc = a.write(dataFile, version, 0, ByteBuffer.wrap(data, 0, BLOCK));
+      assertThat(service.commit(lease.leaseId(), new int[] {0}, new int[] {crc})).isEqualTo(1);
+      BlockRange status = service.status(version, 0, 1);
+      // stream A reads block 0 twice: verified once, then trusted
+      assertThat(readBlock0(a, dataFile, status)).isEqualTo(block(0));
+      assertThat(readBlock0(a, dataFile, status)).isEqualTo(block(0));
+      // stream B of the same JVM leases block 5 and holds the file open (the shared open-file cache)
+      BlockRange leaseB = service.acquire(version, 5, 6);
+      assertThat(leaseB.state(5)).isEqualTo(BlockState.GRANTED);
+      // the daemon clears the cache: block 0 unpublished, file truncated and unlinked
+      assertThat(service.clear()).isEqualTo(1);
+      // B's slow source read returns: it writes block 5 into the unlinked file through A's handle
+      assertThatThrownBy(() -> a.write(dataFile, version, 5, ByteBuffer.wrap(data, 5 * BLOCK, BLOCK)))
+          .isInstanceOf(CacheFileGoneException.class);
+      // A reads block 0 again: never the hole as data, but a file that is gone (the write closed the shared handle)
+      assertThatThrownBy(() -> readBlock0(a, dataFile, status)).isInstanceOf(java.nio.file.NoSuchFileException.class);
+      // and a store of another JVM that did not hold it open tells the same
+      assertThatThrownBy(() -> readBlock0(b, dataFile, status)).isInstanceOf(java.nio.file.NoSuchFileException.class);
+    }
+  }
+
+  /** Scenario 1, another JVM's writer: its late write into the dropped file leaves the reader's trusted handle reading a gone file, not zeros. */
+  @Test
+  void aLateWriterInAnotherJvmNeverMakesHolesReadAsData() throws Exception {
+    try (InProcessMetadataService service = service(); CacheFiles filesA = new CacheFiles(8, ChannelOpener.DEFAULT);
+        CacheFiles filesB = new CacheFiles(8, ChannelOpener.DEFAULT)) {
+      BlockStore a = store(filesA);
+      BlockStore b = store(filesB);
+      BlockRange lease = service.acquire(version, 0, 1);
+      Path dataFile = Path.of(lease.dataFile());
+      int crc = a.write(dataFile, version, 0, ByteBuffer.wrap(data, 0, BLOCK));
+      service.commit(lease.leaseId(), new int[] {0}, new int[] {crc});
+      BlockRange status = service.status(version, 0, 1);
+      assertThat(readBlock0(a, dataFile, status)).isEqualTo(block(0));
+      assertThat(readBlock0(a, dataFile, status)).isEqualTo(block(0));
+      BlockRange leaseB = service.acquire(version, 5, 6);
+      assertThat(readBlock0(b, dataFile, status)).as("B holds the file open").isEqualTo(block(0));
+      service.clear();
+      assertThatThrownBy(() -> b.write(dataFile, version, 5, ByteBuffer.wrap(data, 5 * BLOCK, BLOCK))).isInstanceOf(CacheFileGoneException.class);
+      assertThat(service.commit(leaseB.leaseId(), new int[] {5}, new int[] {BlockStore.crc32c(ByteBuffer.wrap(data, 5 * BLOCK, BLOCK))}))
+          .as("the cleared lease publishes nothing").isZero();
+      assertThatThrownBy(() -> readBlock0(a, dataFile, status)).isInstanceOf(CacheFileGoneException.class);
+    }
+  }
+
+  /**
+   * Scenario 4 at the service: a commit of blocks never written is refused, whether it claims the CRC32C
+   * of a zero block (which is what holes read as) or the CRC32C of the real bytes.
+   */
+  @Test
+  void aCommitOfBlocksNeverWrittenIsRefused() throws Exception {
+    try (InProcessMetadataService service = service()) {
+      BlockRange lease = service.acquire(version, 0, 4);
+      int zeroCrc = BlockStore.crc32c(ByteBuffer.allocate(BLOCK));
+      assertThat(service.commit(lease.leaseId(), new int[] {0, 1}, new int[] {zeroCrc, zeroCrc})).isZero();
+      int realCrc2 = BlockStore.crc32c(ByteBuffer.wrap(block(2)));
+      int realCrc3 = BlockStore.crc32c(ByteBuffer.wrap(block(3)));
+      assertThat(service.commit(lease.leaseId(), new int[] {2, 3}, new int[] {realCrc2, realCrc3})).isZero();
+      BlockRange after = service.status(version, 0, 4);
+      for (int blk = 0; blk < 4; blk++) {
+        assertThat(after.state(blk)).as("block %s", blk).isEqualTo(BlockState.MISSING);
+      }
+      assertThat(service.refusedBlocks()).isEqualTo(4);
+    }
+  }
+
+  /** A block of zeros is never published, even when really written: on disk it cannot be told from a hole. */
+  @Test
+  void aBlockOfZerosIsNeverPublished() throws Exception {
+    try (InProcessMetadataService service = service(); CacheFiles files = new CacheFiles(8, ChannelOpener.DEFAULT)) {
+      BlockRange lease = service.acquire(version, 0, 1);
+      int crc = store(files).write(Path.of(lease.dataFile()), version, 0, ByteBuffer.allocate(BLOCK));
+      assertThat(service.commit(lease.leaseId(), new int[] {0}, new int[] {crc})).isZero();
+      assertThat(service.status(version, 0, 1).state(0)).isEqualTo(BlockState.MISSING);
+    }
+  }
+
+  /** A commit whose claimed CRC32C differs from the written bytes is refused; one that matches is published. */
+  @Test
+  void aCommitIsPublishedOnlyWhenTheBytesOnDiskMatch() throws Exception {
+    try (InProcessMetadataService service = service(); CacheFiles files = new CacheFiles(8, ChannelOpener.DEFAULT)) {
+      BlockStore store = store(files);
+      BlockRange lease = service.acquire(version, 0, 2);
+      Path dataFile = Path.of(lease.dataFile());
+      int crc0 = store.write(dataFile, version, 0, ByteBuffer.wrap(data, 0, BLOCK));
+      int crc1 = store.write(dataFile, version, 1, ByteBuffer.wrap(data, BLOCK, BLOCK));
+      assertThat(service.commit(lease.leaseId(), new int[] {0, 1}, new int[] {crc0, crc1 ^ 1})).isEqualTo(1);
+      BlockRange after = service.status(version, 0, 2);
+      assertThat(after.state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(after.state(1)).isNotEqualTo(BlockState.CACHED);
+      assertThat(service.refusedBlocks()).isEqualTo(1);
+    }
+  }
+
+  /** Scenario 3: a reader that read a dropped generation reports it corrupt; the recreated generation's good block stays published. */
+  @Test
+  void aReportFromADroppedGenerationNeverDropsTheNewOne() throws Exception {
+    try (InProcessMetadataService service = service(); CacheFiles files = new CacheFiles(8, ChannelOpener.DEFAULT)) {
+      BlockStore store = store(files);
+      publish(service, store, 0);
+      service.invalidate(version);
+      Path second = publish(service, store, 0);
+      service.reportCorrupt(version, 0);
+      assertThat(service.status(version, 0, 1).state(0)).as("good bytes of %s stay published", second).isEqualTo(BlockState.CACHED);
+    }
+  }
+
+  private Path publish(InProcessMetadataService service, BlockStore store, int blk) throws Exception {
+    BlockRange lease = service.acquire(version, blk, blk + 1);
+    Path dataFile = Path.of(lease.dataFile());
+    int crc = store.write(dataFile, version, blk, ByteBuffer.wrap(data, blk * BLOCK, BLOCK));
+    assertThat(service.commit(lease.leaseId(), new int[] {blk}, new int[] {crc})).isEqualTo(1);
+    return dataFile;
+  }
+
+  private byte[] readBlock0(BlockStore store, Path dataFile, BlockRange status) throws Exception {
+    ByteBuffer dst = ByteBuffer.allocate(BLOCK);
+    store.read(dataFile, version, 0, status.crc32c(0), 0, dst);
+    return dst.array();
+  }
+
+  private byte[] block(int blk) {
+    return java.util.Arrays.copyOfRange(data, blk * BLOCK, (blk + 1) * BLOCK);
+  }
+
+  private static byte[] bytes(int length, long seed) {
+    byte[] bytes = new byte[length];
+    new Random(seed).nextBytes(bytes);
+    return bytes;
+  }
+}
