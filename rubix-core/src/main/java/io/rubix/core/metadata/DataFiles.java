@@ -65,32 +65,41 @@ final class DataFiles {
     }
   }
 
+  /** What {@link #check} found. */
+  enum BlockCheck {
+    /** The block's bytes have the CRC32C, in a file at its live length. */
+    INTACT,
+    /** The file is live but the block's bytes have another CRC32C. */
+    MISMATCH,
+    /** The file is missing, or not at its live length (dropped, or truncated by someone else). */
+    GONE
+  }
+
   /**
-   * Whether block {@code block} of {@code file} holds bytes whose CRC32C is {@code crc32c} in a live
-   * file. False when the bytes differ, or the file is gone, truncated or not at its live length.
+   * Checks block {@code block} of {@code file} against {@code crc32c}.
    *
    * @param scratch a buffer of at least the block's length, overwritten
    */
-  static boolean holds(Path file, ObjectVersion version, int blockSize, int block, int crc32c, ByteBuffer scratch) throws IOException {
+  static BlockCheck check(Path file, ObjectVersion version, int blockSize, int block, int crc32c, ByteBuffer scratch) throws IOException {
     int length = version.blockLength(block, blockSize);
     long position = (long) block * blockSize;
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       scratch.clear().limit(length);
       while (scratch.hasRemaining()) {
         if (channel.read(scratch, position + scratch.position()) < 0) {
-          return false;
+          return BlockCheck.GONE;
         }
       }
       if (channel.size() != DataFileLayout.liveLength(version)) {
-        return false;
+        return BlockCheck.GONE;
       }
     } catch (NoSuchFileException e) {
-      return false;
+      return BlockCheck.GONE;
     }
     scratch.flip();
     CRC32C crc = new CRC32C();
     crc.update(scratch);
-    return (int) crc.getValue() == crc32c;
+    return (int) crc.getValue() == crc32c ? BlockCheck.INTACT : BlockCheck.MISMATCH;
   }
 
   /** Truncates {@code file} to zero, so that readers holding it open see it gone, then unlinks it. */

@@ -311,7 +311,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       // a block outside the object cannot be held by the lease: it is skipped below
       if (blocks[i] >= 0 && blocks[i] < object.crc32c.length) {
         verified[i] = crc32c[i] != zeroCrc(object, blocks[i])
-            && DataFiles.holds(object.dataFile, object.version, blockSize, blocks[i], crc32c[i], scratch);
+            && DataFiles.check(object.dataFile, object.version, blockSize, blocks[i], crc32c[i], scratch) == DataFiles.BlockCheck.INTACT;
       }
     }
     lock.lock();
@@ -438,9 +438,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /**
-   * Unpublishes {@code block} of {@code version} if its bytes in the current data file really fail
-   * verification: a reader that raced an eviction read a file that is gone, and its report must not
-   * drop the same block of a newer data file of the version, which holds good bytes.
+   * Acts on a reader's report that {@code block} of {@code version} failed (checksum mismatch, or its
+   * file gone) after checking the current data file itself: a mismatch unpublishes that block; a file
+   * that is missing or not at its live length (truncated by someone else) drops the object; an intact
+   * block stays. So a reader that raced an eviction, and read a file that was dropped, never drops
+   * the same block of a newer data file of the version, which holds good bytes.
    */
   @Override
   public void reportCorrupt(ObjectVersion version, int block) throws IOException {
@@ -456,14 +458,23 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       lock.unlock();
     }
-    if (DataFiles.holds(object.dataFile, version, blockSize, block, crc, ByteBuffer.allocate(blockSize))) {
-      LOG.info("A reader reported block {} of {} corrupt, but {} holds it intact (the reader's file was dropped meanwhile?)", block, version,
+    DataFiles.BlockCheck check = DataFiles.check(object.dataFile, version, blockSize, block, crc, ByteBuffer.allocate(blockSize));
+    if (check == DataFiles.BlockCheck.INTACT) {
+      LOG.info("A reader reported block {} of {} failed, but {} holds it intact (the reader's file was dropped meanwhile?)", block, version,
           object.dataFile);
       return;
     }
+    List<CachedObject> dropped = new ArrayList<>();
     lock.lock();
     try {
-      if (objects.get(version) == object && object.published.get(block) && object.crc32c[block] == crc) {
+      if (objects.get(version) != object || !object.published.get(block) || object.crc32c[block] != crc) {
+        return;
+      }
+      if (check == DataFiles.BlockCheck.GONE) {
+        LOG.warn("Dropping {}: its data file {} is missing or was truncated outside the cache", version, object.dataFile);
+        drop(object);
+        dropped.add(object);
+      } else {
         object.published.clear(block);
         object.crc32c[block] = 0;
         journalQuietly(() -> journal.unpublished(object.dataFile, block), object);
@@ -472,6 +483,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       lock.unlock();
     }
+    deleteFiles(dropped);
   }
 
   @Override

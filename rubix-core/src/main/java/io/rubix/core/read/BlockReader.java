@@ -205,9 +205,19 @@ public final class BlockReader {
         throw e;
       } catch (java.nio.file.NoSuchFileException e) {
         // dropped (evicted, invalidated) after its status was read: an expected race, not corruption and not a
-        // cache failure, so it is not reported and strict mode does not fail on it
+        // cache failure, so strict mode does not fail on it; the service checks whether its current file is gone too.
+        // The rest of the run was in the same file: it is planned again, as one run
         s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
-        LOG.debug("Cache file {} of {} is gone (evicted); reading block {} from the source", dataFile, s.version.path(), b);
+        LOG.debug("Cache file {} of {} is gone (evicted); reading blocks [{}, {}) again", dataFile, s.version.path(), b, end);
+        reportCorrupt(s.version, b);
+        s.recentStatus = null;
+        ByteBuffer rest = part.slice((int) (from - position), (int) (position + part.remaining() - from));
+        if (refetch) {
+          readMissingRun(s, b, end, from, rest);
+        } else {
+          readSource(s, from, rest);
+        }
+        return;
       } catch (IOException e) {
         s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
         LOG.warn("Reading block {} of {} from cache file {} failed; reading the source", b, s.version.path(), dataFile, e);
