@@ -66,6 +66,7 @@ public class BookKeeperStatusBenchmark {
     BookKeeperBench.publish(bookKeeper.service(), version, 0, RANGE_BLOCKS);
 
     Configuration conf = new Configuration(false);
+    conf.set("rubix.cache.dirs", dir.resolve("cache").toString());
     conf.set("rubix.cluster.embedded.mode", "false");
     conf.set("rubix.network.bookkeeper.host", "127.0.0.1");
     conf.set("rubix.network.bookkeeper.server.port", Integer.toString(bookKeeper.port()));

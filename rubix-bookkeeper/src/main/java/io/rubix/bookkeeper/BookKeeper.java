@@ -8,13 +8,16 @@ import io.rubix.bookkeeper.server.FrameDeadlineServerSocket;
 import io.rubix.bookkeeper.server.InlineCallServer;
 import io.rubix.bookkeeper.server.ServerCounters;
 import io.rubix.bookkeeper.transfer.TransferServer;
+import io.rubix.core.client.BookKeeperSecret;
 import io.rubix.core.metadata.DiskCapacity;
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.DataFileLayout;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TServiceInfo;
+import io.rubix.spi.wire.ConnectionAuth;
 import io.rubix.spi.wire.ThriftCodec;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -22,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class BookKeeper implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BookKeeper.class);
   /** Subdirectory of each cache directory that the daemon owns. */
-  public static final String ROOT = "bookkeeper";
+  public static final String ROOT = DataFileLayout.DAEMON_ROOT;
 
   private final BookKeeperConfig config;
   private final InProcessMetadataService service;
@@ -77,8 +81,11 @@ public final class BookKeeper implements AutoCloseable {
     LOG.info("Recovered {} blocks in {} ms", service.recoveredBlocks(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recoveryStart));
     TServiceInfo info = new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, config.cache().blockSize(), config.nodeId(), startedAt);
     BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats);
+    SecureRandom random = new SecureRandom();
+    ConnectionAuth auth = new ConnectionAuth(BookKeeperSecret.readOrCreate(config.secretFile(), random), random);
     try {
-      this.socket = new FrameDeadlineServerSocket(new InetSocketAddress(config.bindAddress(), config.port()), config.maxFrameSize(), config.frameTimeout());
+      this.socket = new FrameDeadlineServerSocket(new InetSocketAddress(config.bindAddress(), config.port()), config.maxFrameSize(), config.frameTimeout(),
+          auth, counters);
     } catch (TTransportException e) {
       throw new IOException("Cannot listen on " + config.bindAddress() + ":" + config.port(), e);
     }
@@ -100,10 +107,10 @@ public final class BookKeeper implements AutoCloseable {
     PeerFill fill = peer.port() >= 0 && config.fetch().enabled() ? PeerFill.start(config, service) : null;
     try {
       transferServer = peer.port() >= 0
-          ? new TransferServer(service, config.bindAddress(), peer.port(), peer.secret(), peer.timeout(), peer.serverThreads(),
+          ? new TransferServer(service, config.transferBindAddress(), peer.port(), peer.secret(), peer.timeout(), peer.serverThreads(),
               fill == null ? null : fill.fetcher())
           : null;
-      metricsEndpoint = config.metricsPort() >= 0 ? new MetricsEndpoint(config.bindAddress(), config.metricsPort(), this::samples) : null;
+      metricsEndpoint = config.metricsPort() >= 0 ? new MetricsEndpoint(config.metricsBindAddress(), config.metricsPort(), this::samples) : null;
     } catch (IOException | RuntimeException e) {
       if (transferServer != null) {
         transferServer.close();
@@ -120,8 +127,9 @@ public final class BookKeeper implements AutoCloseable {
     this.peerFill = fill;
     this.metrics = metricsEndpoint;
     this.beanName = registerBean();
-    LOG.info("BookKeeper {} listening on {}:{} (metrics port {}, transfer port {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
-        metrics == null ? "off" : metrics.port(), transfer == null ? "off" : transfer.port(), roots);
+    LOG.info("BookKeeper {} listening on {}:{} (secret {}; metrics {}; transfer {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
+        config.secretFile(), metrics == null ? "off" : config.metricsBindAddress() + ":" + metrics.port(),
+        transfer == null ? "off" : config.transferBindAddress() + ":" + transfer.port(), roots);
   }
 
   /**
@@ -185,6 +193,7 @@ public final class BookKeeper implements AutoCloseable {
     values.put("rubix_cache_objects", (long) usage.disks().stream().mapToInt(CacheUsage.Disk::objects).sum());
     values.put("rubix_cache_evictions", usage.evictions());
     values.put("rubix_cache_recovered_blocks", service.recoveredBlocks());
+    values.put("rubix_cache_refused_commit_blocks", service.refusedBlocks());
     values.put("rubix_bookkeeper_started_at_millis", startedAt);
     if (transfer != null) {
       values.put("rubix_transfer_requests", transfer.requests());

@@ -301,6 +301,7 @@ class ClusterFailoverTest {
     return BookKeeperProcess.start(Files.createDirectories(tmp.resolve("node" + node)), Map.of(
         "rubix.cluster.node.id", "node" + node,
         "rubix.network.bookkeeper.bind.address", host(node),
+        "rubix.network.transfer.bind.address", host(node),
         "rubix.network.bookkeeper.server.port", Integer.toString(port),
         "rubix.network.transfer.server.port", Integer.toString(transferPort),
         "rubix.cache.block.size", Integer.toString(BLOCK)));
@@ -417,6 +418,7 @@ class ClusterFailoverTest {
 
   private BookKeeperClient client(int node) {
     Configuration conf = new Configuration(false);
+    conf.set("rubix.cache.dirs", tmp.resolve("node" + node).toString());
     conf.set("rubix.cluster.embedded.mode", "false");
     conf.set("rubix.network.bookkeeper.host", host(node));
     conf.set("rubix.network.bookkeeper.server.port", Integer.toString(ports[node]));

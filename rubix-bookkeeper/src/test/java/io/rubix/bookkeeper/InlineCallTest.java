@@ -65,8 +65,9 @@ class InlineCallTest {
     }
   }
 
-  private static BookKeeperClient client(int port) {
+  private BookKeeperClient client(int port) {
     Configuration conf = new Configuration(false);
+    conf.set("rubix.cache.dirs", cacheDir.toString());
     conf.set("rubix.cluster.embedded.mode", "false");
     conf.set("rubix.network.bookkeeper.server.port", Integer.toString(port));
     conf.set("rubix.network.client.read.timeout", Duration.ofSeconds(5).toMillis() + "ms");

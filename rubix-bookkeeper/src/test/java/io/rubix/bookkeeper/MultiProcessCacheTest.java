@@ -285,12 +285,13 @@ class MultiProcessCacheTest {
     return BookKeeperTestSupport.useDaemon(conf, cacheDir, port);
   }
 
-  private static BookKeeperClient client(int port) {
+  private BookKeeperClient client(int port) {
     return client(port, MIB);
   }
 
-  private static BookKeeperClient client(int port, int blockSize) {
+  private BookKeeperClient client(int port, int blockSize) {
     Configuration conf = new Configuration(false);
+    conf.set("rubix.cache.dirs", cacheDir.toString());
     conf.set("rubix.cluster.embedded.mode", "false");
     conf.set("rubix.network.bookkeeper.server.port", Integer.toString(port));
     return new BookKeeperClient(ClientConfig.from(conf), blockSize, System::nanoTime);

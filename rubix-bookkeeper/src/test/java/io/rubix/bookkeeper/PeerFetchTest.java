@@ -105,6 +105,7 @@ class PeerFetchTest {
       conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
       conf.set("rubix.cluster.node.id", "node" + node);
       conf.set("rubix.network.bookkeeper.bind.address", host(node));
+      conf.set("rubix.network.transfer.bind.address", host(node));
       conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
       daemon.apply(node).forEach(conf::set);
       BookKeeper bk = BookKeeper.start(BookKeeperConfig.from(conf));

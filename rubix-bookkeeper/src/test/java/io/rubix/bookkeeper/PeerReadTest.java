@@ -88,6 +88,7 @@ class PeerReadTest {
       conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
       conf.set("rubix.cluster.node.id", "node" + node);
       conf.set("rubix.network.bookkeeper.bind.address", host(node));
+      conf.set("rubix.network.transfer.bind.address", host(node));
       conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
       if (secret != null) {
         conf.set("rubix.network.transfer.secret", secret);

@@ -80,6 +80,7 @@ class RecoveryBenchmark {
     for (int run = 1; run <= 2; run++) {
       try (BookKeeperProcess daemon = BookKeeperProcess.start(cacheDir, settings)) {
         Configuration conf = new Configuration(false);
+        conf.set("rubix.cache.dirs", cacheDir.toString());
         conf.set("rubix.cluster.embedded.mode", "false");
         conf.set("rubix.network.bookkeeper.server.port", Integer.toString(daemon.port()));
         try (BookKeeperClient client = new BookKeeperClient(ClientConfig.from(conf), BLOCK_SIZE, System::nanoTime)) {

@@ -59,8 +59,14 @@ class ThriftFuzzTest {
           kind = Case.RANDOM_BYTES;
         }
         sent.merge(kind, 1, Integer::sum);
-        Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", bookKeeper.port()), 5_000);
+        // most connections pass the handshake, so the garbage reaches Thrift; the others send it in place of the handshake
+        Socket socket;
+        if (random.nextInt(4) != 0) {
+          socket = AuthenticatedSockets.open(cacheDir, bookKeeper.port());
+        } else {
+          socket = new Socket();
+          socket.connect(new InetSocketAddress("127.0.0.1", bookKeeper.port()), 5_000);
+        }
         socket.setSoTimeout(2_000);
         socket.setSoLinger(true, 0);
         byte[] bytes = payload(kind, random);
@@ -108,9 +114,8 @@ class ThriftFuzzTest {
       healthy(bookKeeper, client);
       // the server allows 8 * max frame size of read buffers in total: 8 frames of the largest size, never finished
       for (int i = 0; i < 8; i++) {
-        Socket socket = new Socket();
+        Socket socket = AuthenticatedSockets.open(cacheDir, bookKeeper.port());
         stalled.add(socket);
-        socket.connect(new InetSocketAddress("127.0.0.1", bookKeeper.port()), 5_000);
         DataOutputStream out = new DataOutputStream(socket.getOutputStream());
         out.writeInt(MAX_FRAME - 4);
         out.write(new byte[16]);
@@ -148,8 +153,9 @@ class ThriftFuzzTest {
     assertThat(usage.disks()).hasSize(1);
   }
 
-  private static BookKeeperClient client(int port) {
+  private BookKeeperClient client(int port) {
     Configuration conf = new Configuration(false);
+    conf.set("rubix.cache.dirs", cacheDir.toString());
     conf.set("rubix.cluster.embedded.mode", "false");
     conf.set("rubix.network.bookkeeper.server.port", Integer.toString(port));
     conf.set("rubix.network.client.read.timeout", "5s");

@@ -1,5 +1,8 @@
 package io.rubix.bookkeeper.server;
 
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.spi.wire.ConnectionAuth;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -28,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * than the deadline, so the server sees end of stream, closes it and gives its reservation back.
  * Connections idle between frames (pooled clients) are left alone.
  *
+ * <p>Before any frame, each connection must pass the {@link ConnectionAuth} handshake: the server
+ * writes its challenge when it accepts the connection, takes the client's response off the channel
+ * before Thrift sees a byte, and answers with its own proof or closes the connection (counted). The
+ * handshake counts as a frame for the deadline, so a silent connection is closed like a stuck frame.
+ *
  * <p>Since it parses the frames anyway, each connection also reads the method name of a
  * {@code TBinaryProtocol} call from the first bytes of its frame; {@link #takeCompletedCall()} tells
  * the selector thread which call the frame it has just finished reading holds, so the server can run
@@ -42,8 +50,14 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
   /** Per selector thread: the method name of the frame that thread completed last, until taken. */
   private final ThreadLocal<String> completedCall = new ThreadLocal<>();
 
-  public FrameDeadlineServerSocket(InetSocketAddress address, int maxFrameSize, Duration frameDeadline) throws TTransportException {
+  private final ConnectionAuth auth;
+  private final ServerCounters counters;
+
+  public FrameDeadlineServerSocket(InetSocketAddress address, int maxFrameSize, Duration frameDeadline, ConnectionAuth auth,
+      ServerCounters counters) throws TTransportException {
     super(address, 0, maxFrameSize);
+    this.auth = requireNonNull(auth, "auth is null");
+    this.counters = requireNonNull(counters, "counters is null");
     this.deadlineNanos = frameDeadline.toNanos();
     this.watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "rubix-bookkeeper-frame-watchdog");
@@ -61,8 +75,12 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
       return null;
     }
     try {
-      Connection connection = new Connection(accepted.getSocketChannel());
+      Connection connection = new Connection(accepted.getSocketChannel(), auth.serverExchange());
       connection.setMaxFrameSize(accepted.getMaxFrameSize());
+      if (!connection.sendChallenge()) {
+        accepted.close();
+        return null;
+      }
       connections.add(connection);
       return connection;
     } catch (IOException e) {
@@ -120,9 +138,12 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
     static final int MAX_NAME = 32;
     /** A strict TBinaryProtocol call message starts with version 1 and type CALL (1). */
     static final int STRICT_CALL = 0x80010001;
-    /** When the frame being read started, or {@link #IDLE} between frames. */
-    volatile long frameStartedNanos = IDLE;
+    /** When the frame being read (or the handshake) started, or {@link #IDLE} between frames. */
+    volatile long frameStartedNanos = System.nanoTime();
     volatile boolean shutDown;
+    /** This connection's handshake; null once the client proved it holds the secret. */
+    private ConnectionAuth.Exchange handshake;
+    private final ByteBuffer response = ByteBuffer.allocate(ConnectionAuth.RESPONSE_BYTES);
     // only the selector thread that owns this connection reads, so the parsing state needs no lock
     private int headerBytes;
     private int header;
@@ -131,12 +152,56 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
     private final byte[] head = new byte[8 + MAX_NAME];
     private int headBytes;
 
-    Connection(SocketChannel channel) throws IOException, TTransportException {
+    Connection(SocketChannel channel, ConnectionAuth.Exchange handshake) throws IOException, TTransportException {
       super(channel);
+      this.handshake = handshake;
+    }
+
+    /** Writes the challenge; false when the fresh socket does not take these few bytes at once. */
+    boolean sendChallenge() throws IOException {
+      ByteBuffer challenge = handshake.challenge();
+      getSocketChannel().write(challenge);
+      return !challenge.hasRemaining();
+    }
+
+    /**
+     * Reads the client's handshake response off the channel, then answers it: -1 when the client
+     * failed (Thrift closes the connection), 0 while it is incomplete or just completed.
+     */
+    private int authenticate() throws TTransportException {
+      try {
+        if (getSocketChannel().read(response) < 0) {
+          return -1;
+        }
+        if (response.hasRemaining()) {
+          return 0;
+        }
+        ByteBuffer proof = handshake.accept(response.flip());
+        if (proof == null) {
+          counters.unauthenticated.increment();
+          LOG.warn("Closing BookKeeper connection {}: the client does not hold the BookKeeper secret", getSocketChannel().getRemoteAddress());
+          return -1;
+        }
+        getSocketChannel().write(proof);
+        if (proof.hasRemaining()) {
+          return -1;
+        }
+        handshake = null;
+        frameStartedNanos = IDLE;
+        return 0;
+      } catch (IOException e) {
+        throw new TTransportException(e);
+      }
     }
 
     @Override
     public int read(ByteBuffer buffer) throws TTransportException {
+      if (handshake != null && authenticate() != 0) {
+        return -1;
+      }
+      if (handshake != null) {
+        return 0;
+      }
       int start = buffer.position();
       int n = super.read(buffer);
       for (int i = 0; i < n; ) {

@@ -16,6 +16,7 @@ public final class ServerCounters {
   final LongAdder badRequests = new LongAdder();
   final LongAdder errors = new LongAdder();
   final LongAdder clearCalls = new LongAdder();
+  final LongAdder unauthenticated = new LongAdder();
 
   public Map<String, Long> snapshot() {
     Map<String, Long> values = new LinkedHashMap<>();
@@ -29,6 +30,7 @@ public final class ServerCounters {
     values.put("rubix_bookkeeper_bad_requests", badRequests.sum());
     values.put("rubix_bookkeeper_errors", errors.sum());
     values.put("rubix_bookkeeper_clear_calls", clearCalls.sum());
+    values.put("rubix_bookkeeper_unauthenticated_connections", unauthenticated.sum());
     return values;
   }
 }

@@ -8,11 +8,15 @@ import io.rubix.spi.metadata.CacheAdministration;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
+import io.rubix.spi.metadata.DataFileLayout;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TCacheException;
 import io.rubix.spi.thrift.TServiceInfo;
+import io.rubix.spi.wire.ConnectionAuth;
 import io.rubix.spi.wire.ThriftCodec;
 import java.io.IOException;
+import java.net.Socket;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -31,6 +35,11 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link CacheMetadataService} backed by the node's BookKeeper daemon over Thrift.
  *
+ * <p>Trust: every connection starts with the {@link ConnectionAuth} handshake, so this JVM talks only
+ * to a process that holds the node's BookKeeper secret; and every data-file path an answer names is
+ * checked against this JVM's own cache directories ({@link DataFileLayout#checkDataFile}) before the
+ * read path sees it, so no answer can make this JVM open or write a file elsewhere.
+ *
  * <p>Design: a bounded pool of framed connections, each used by one call at a time. A transport
  * failure closes that connection and starts a backoff (doubling up to {@code backoffMax}) during
  * which calls fail at once with {@link BookKeeperUnavailableException}, so readers go to the source
@@ -40,6 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class BookKeeperClient implements CacheMetadataService, CacheAdministration {
   private static final Logger LOG = LoggerFactory.getLogger(BookKeeperClient.class);
   private static final long BACKOFF_START_NANOS = 50_000_000L;
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final ClientConfig config;
   private final int blockSize;
@@ -48,6 +58,8 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
   private final AtomicLong retryAtNanos = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong backoffNanos = new AtomicLong(BACKOFF_START_NANOS);
   private final AtomicLong failures = new AtomicLong();
+  /** The daemon's data files this JVM may open: under its own configured cache directories. */
+  private final DataFileLayout layout;
   private volatile boolean closed;
 
   /**
@@ -59,6 +71,7 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
     this.blockSize = blockSize;
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
     this.idle = new ArrayBlockingQueue<>(config.poolSize());
+    this.layout = config.cacheDirs().isEmpty() ? null : new DataFileLayout(DataFileLayout.daemonRoots(config.cacheDirs()));
   }
 
   /** Transport failures seen so far (each makes reads go to the source for a while). */
@@ -81,12 +94,30 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
 
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
-    return ThriftCodec.fromThrift(version, call(c -> c.status(ThriftCodec.toThrift(version), firstBlock, endBlock)));
+    return checked(ThriftCodec.fromThrift(version, call(c -> c.status(ThriftCodec.toThrift(version), firstBlock, endBlock))));
   }
 
   @Override
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
-    return ThriftCodec.fromThrift(version, call(c -> c.acquire(ThriftCodec.toThrift(version), firstBlock, endBlock)));
+    return checked(ThriftCodec.fromThrift(version, call(c -> c.acquire(ThriftCodec.toThrift(version), firstBlock, endBlock))));
+  }
+
+  /** {@code range} if its data file (when it names one) is that version's under this JVM's cache directories; else fails. */
+  private BlockRange checked(BlockRange range) throws IOException {
+    if (range.dataFile().isEmpty()) {
+      return range;
+    }
+    if (layout == null) {
+      throw new IOException("BookKeeper answered data file " + range.dataFile() + " for " + range.version()
+          + ", but this JVM has no cache directories configured (rubix.cache.dirs) to check it against");
+    }
+    try {
+      layout.checkDataFile(range.version(), range.dataFile());
+    } catch (IOException e) {
+      LOG.warn("BookKeeper at {}:{} answered a data file outside this JVM's cache directories: {}", config.host(), config.port(), e.getMessage());
+      throw e;
+    }
+    return range;
   }
 
   @Override
@@ -109,7 +140,7 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
     while (true) {
       long remaining = Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
       long wait = Math.min(remaining, slice);
-      BlockRange range = ThriftCodec.fromThrift(version, call(c -> c.awaitInFlight(ThriftCodec.toThrift(version), firstBlock, endBlock, wait)));
+      BlockRange range = checked(ThriftCodec.fromThrift(version, call(c -> c.awaitInFlight(ThriftCodec.toThrift(version), firstBlock, endBlock, wait))));
       if (remaining <= slice || !anyInFlight(range)) {
         return range;
       }
@@ -234,12 +265,32 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
     }
   }
 
+  /**
+   * A framed transport to the daemon, after the {@link ConnectionAuth} handshake proved both ends hold
+   * the secret in {@link ClientConfig#secretFile()}.
+   */
   private static TFramedTransport open(ClientConfig config) throws TTransportException {
+    if (config.secretFile() == null) {
+      throw new TTransportException("No BookKeeper secret file: set rubix.cache.dirs (the secret is <first dir>/bookkeeper/secret) or "
+          + io.rubix.spi.config.BookKeeperKeys.SECRET_FILE.name());
+    }
+    byte[] secret;
+    try {
+      secret = BookKeeperSecret.read(config.secretFile());
+    } catch (IOException e) {
+      throw new TTransportException(e.getMessage(), e);
+    }
     TConfiguration tconf = TConfiguration.custom().setMaxFrameSize(config.maxFrameSize()).setMaxMessageSize(config.maxFrameSize()).build();
     TSocket socket = new TSocket(tconf, config.host(), config.port(), (int) config.readTimeout().toMillis(), (int) config.connectTimeout().toMillis());
-    TFramedTransport transport = new TFramedTransport(socket, config.maxFrameSize());
-    transport.open();
-    return transport;
+    socket.open();
+    try {
+      Socket raw = socket.getSocket();
+      new ConnectionAuth(secret, RANDOM).authenticateServer(raw.getInputStream(), raw.getOutputStream());
+      return new TFramedTransport(socket, config.maxFrameSize());
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw new TTransportException("Authenticating with the BookKeeper at " + config.host() + ":" + config.port() + " failed: " + e.getMessage(), e);
+    }
   }
 
   private Connection connect() throws TException {

@@ -78,6 +78,11 @@ public record CacheConfig(
         reader.getBoolean(CacheKeys.JMX_ENABLED));
   }
 
+  /** The configured cache directories ({@code rubix.cache.dirs}, or the prefix/suffix form), absolute and normalized. */
+  public static List<Path> cacheDirs(Configuration conf) {
+    return cacheDirs(new ConfigReader(conf));
+  }
+
   private static List<Path> cacheDirs(ConfigReader reader) {
     List<String> dirs = reader.getList(CacheKeys.DIRS);
     List<Path> result = new ArrayList<>();

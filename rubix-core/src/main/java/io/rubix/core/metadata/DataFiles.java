@@ -3,6 +3,7 @@ package io.rubix.core.metadata;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.DataFileLayout;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
@@ -45,8 +46,16 @@ final class DataFiles {
     // the creating JVM's umask (often 022) masks the group's write bit; other JVMs of the node's
     // rubix group fill blocks of this file too, so set the mode outright
     Files.setPosixFilePermissions(file, GROUP_READ_WRITE);
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-      channel.write(ByteBuffer.allocate(1), DataFileLayout.liveLength(version) - 1);
+    setLength(file, DataFileLayout.liveLength(version));
+  }
+
+  /** Extends {@code file} to {@code length} with ftruncate: a hole, nothing allocated (a written byte would take a whole page). */
+  private static void setLength(Path file, long length) throws IOException {
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IOException("Cache data file " + file + " is not a regular file");
+    }
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+      raf.setLength(length);
     }
   }
 
@@ -56,13 +65,11 @@ final class DataFiles {
    */
   static boolean makeLive(Path file, ObjectVersion version) throws IOException {
     long live = DataFileLayout.liveLength(version);
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-      long size = channel.size();
-      if (size < live) {
-        channel.write(ByteBuffer.allocate(1), live - 1);
-      }
-      return size <= live;
+    long size = Files.size(file);
+    if (size < live) {
+      setLength(file, live);
     }
+    return size <= live;
   }
 
   /** What {@link #check} found. */

@@ -133,14 +133,11 @@ public final class BlockStore implements Closeable {
     int start = bytes.position();
     CacheFile file = files.get(dataFile);
     try {
-      writeOnce(file, block, bytes);
-      checkLive(file, version);
+      writeLive(file, version, block, bytes);
     } catch (ClosedChannelException closedUnderUs) {
       closed(file, closedUnderUs);
       bytes.position(start);
-      CacheFile reopened = files.get(dataFile);
-      writeOnce(reopened, block, bytes);
-      checkLive(reopened, version);
+      writeLive(files.get(dataFile), version, block, bytes);
     }
     return crc;
   }
@@ -156,6 +153,16 @@ public final class BlockStore implements Closeable {
       throw new CacheFileGoneException(file.path().toString(), "cache file of " + version + " was dropped: its length is " + size + ", not "
           + DataFileLayout.liveLength(version));
     }
+  }
+
+  /**
+   * Writes into a live file only: checked before (a file dropped earlier is never written, so its
+   * inode gets no new blocks outside the accounting) and after (a drop that raced the write is seen).
+   */
+  private void writeLive(CacheFile file, ObjectVersion version, int block, ByteBuffer bytes) throws IOException {
+    checkLive(file, version);
+    writeOnce(file, block, bytes);
+    checkLive(file, version);
   }
 
   private void writeOnce(CacheFile file, int block, ByteBuffer bytes) throws IOException {

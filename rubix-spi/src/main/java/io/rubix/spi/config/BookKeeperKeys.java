@@ -11,7 +11,9 @@ public final class BookKeeperKeys {
   public static final ConfigKey SERVER_PORT = new ConfigKey("rubix.network.bookkeeper.server.port", "8899",
       "Thrift port of the BookKeeper daemon (clients connect to it; 0 lets the daemon pick a free port, for tests).");
   public static final ConfigKey BIND_ADDRESS = new ConfigKey("rubix.network.bookkeeper.bind.address", "127.0.0.1",
-      "Address the BookKeeper's Thrift port binds to. Loopback by default: only JVMs of this node talk to it.");
+      "Address the BookKeeper's Thrift port binds to. Loopback by default: only JVMs of this node talk to it, and only those holding the BookKeeper secret. Peers never need it (they use the data-transfer port, which has its own address).");
+  public static final ConfigKey SECRET_FILE = new ConfigKey("rubix.bookkeeper.secret.file", null,
+      "File holding the node's BookKeeper secret. The daemon creates it (mode 0640, in its group-owned cache directory) if missing; every connection to the Thrift port proves both ends hold it, so only processes that can read it (members of the cache directories' group) can use the BookKeeper. Unset: <first rubix.cache.dirs entry>/bookkeeper/secret.");
   public static final ConfigKey SERVER_HOST = new ConfigKey("rubix.network.bookkeeper.host", "127.0.0.1",
       "Host clients connect to for the BookKeeper daemon.");
   public static final ConfigKey MAX_FRAME_SIZE = new ConfigKey("rubix.network.server.max.frame.size", "16m",
@@ -29,14 +31,18 @@ public final class BookKeeperKeys {
   public static final ConfigKey RETRY_BACKOFF_MAX = new ConfigKey("rubix.network.client.backoff.max", "5s",
       "Longest pause before a client retries a BookKeeper that failed; reads go to the source meanwhile.");
   public static final ConfigKey METRICS_PORT = new ConfigKey("rubix.bookkeeper.metrics.port", "8897",
-      "Port of the BookKeeper's Prometheus text endpoint /metrics (bound like the Thrift port; -1 disables, 0 picks a free port).");
+      "Port of the BookKeeper's Prometheus text endpoint /metrics (-1 disables, 0 picks a free port).");
+  public static final ConfigKey METRICS_BIND_ADDRESS = new ConfigKey("rubix.bookkeeper.metrics.bind.address", "127.0.0.1",
+      "Address the Prometheus endpoint binds to (set it to the node's address, or 0.0.0.0, for a scraper on another host). It serves counters and cache directory names, no cached bytes.");
   public static final ConfigKey NODE_ID = new ConfigKey("rubix.cluster.node.id", null,
       "Stable identity of this node in the cache cluster: the id=... of its entry in the cluster node list. Unset: the node is the listed entry whose id or host is any of its host names, canonical host name or interface addresses.");
 
   public static final ConfigKey TRANSFER_ENABLED = new ConfigKey("rubix.network.transfer.enabled", "true",
       "Peer reads: a reader that does not own a split (rubix.cache.admission=owner-only) first asks the owner node's BookKeeper data-transfer port for the split's cached blocks, and reads the source only when that fails.");
   public static final ConfigKey TRANSFER_SERVER_PORT = new ConfigKey("rubix.network.transfer.server.port", "8898",
-      "Data-transfer port of the BookKeeper, serving cached blocks to peer nodes (bound to rubix.network.bookkeeper.bind.address; the same on every node, since readers connect to this port of the owner's host; 0 picks a free port, for tests; -1 disables the server).");
+      "Data-transfer port of the BookKeeper, serving cached blocks to peer nodes (bound to rubix.network.transfer.bind.address; the same on every node, since readers connect to this port of the owner's host; 0 picks a free port, for tests; -1 disables the server).");
+  public static final ConfigKey TRANSFER_BIND_ADDRESS = new ConfigKey("rubix.network.transfer.bind.address", "127.0.0.1",
+      "Address the data-transfer port binds to. Loopback by default; set it to the node's address (or 0.0.0.0) for peer reads between nodes, and set rubix.network.transfer.secret with it.");
   public static final ConfigKey TRANSFER_SECRET = new ConfigKey("rubix.network.transfer.secret", null,
       "Shared secret of the data-transfer port: when set, every request carries an HMAC-SHA256 of it and the server refuses requests without a valid one (UNAUTHORIZED). Set the same value on every node and reader.");
   public static final ConfigKey TRANSFER_TIMEOUT = new ConfigKey("rubix.network.transfer.timeout", "2s",
@@ -47,8 +53,8 @@ public final class BookKeeperKeys {
   private BookKeeperKeys() {}
 
   public static List<ConfigKey> all() {
-    return List.of(EMBEDDED_MODE, IN_PROCESS, SERVER_PORT, BIND_ADDRESS, SERVER_HOST, MAX_FRAME_SIZE, FRAME_TIMEOUT, WORKER_THREADS, CONNECT_TIMEOUT,
-        READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, NODE_ID, TRANSFER_ENABLED, TRANSFER_SERVER_PORT, TRANSFER_SECRET, TRANSFER_TIMEOUT,
+    return List.of(EMBEDDED_MODE, IN_PROCESS, SERVER_PORT, BIND_ADDRESS, SECRET_FILE, SERVER_HOST, MAX_FRAME_SIZE, FRAME_TIMEOUT, WORKER_THREADS, CONNECT_TIMEOUT,
+        READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, METRICS_BIND_ADDRESS, NODE_ID, TRANSFER_ENABLED, TRANSFER_SERVER_PORT, TRANSFER_BIND_ADDRESS, TRANSFER_SECRET, TRANSFER_TIMEOUT,
         TRANSFER_SERVER_THREADS);
   }
 }

@@ -36,6 +36,8 @@ import java.util.regex.Pattern;
  */
 public final class DataFileLayout {
   public static final String DATA_SUFFIX = ".blocks";
+  /** The subdirectory of each cache directory that the BookKeeper daemon owns: its cache roots. */
+  public static final String DAEMON_ROOT = "bookkeeper";
   private static final Pattern NAME = Pattern.compile("([0-9a-f]{64})-([1-9][0-9]{0,18})" + Pattern.quote(DATA_SUFFIX));
 
   private final List<Path> roots;
@@ -47,6 +49,11 @@ public final class DataFileLayout {
       throw new IllegalArgumentException("no cache roots");
     }
     this.roots = roots.stream().map(root -> root.toAbsolutePath().normalize()).toList();
+  }
+
+  /** The BookKeeper daemon's cache roots for {@code cacheDirs} (the configured {@code rubix.cache.dirs}). */
+  public static List<Path> daemonRoots(List<Path> cacheDirs) {
+    return cacheDirs.stream().map(dir -> dir.resolve(DAEMON_ROOT)).toList();
   }
 
   public List<Path> roots() {
