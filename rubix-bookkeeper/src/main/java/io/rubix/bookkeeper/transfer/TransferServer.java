@@ -137,7 +137,7 @@ public final class TransferServer implements Closeable {
     return refused.get();
   }
 
-  /** Requests answered BAD_REQUEST (malformed, out of bounds, wrong block size). */
+  /** Requests answered BAD_REQUEST (malformed, out of bounds, wrong block size, a fill from a store this node does not fetch). */
   public long badRequests() {
     return badRequests.get();
   }
@@ -240,6 +240,13 @@ public final class TransferServer implements Closeable {
     int cached = leadingCached(status, first, end);
     if (cached < end - first && request.fill() && fetcher != null) {
       OwnerFetcher.Outcome outcome = fetcher.fill(version, first + cached, end);
+      if (outcome == OwnerFetcher.Outcome.NOT_ALLOWED && cached == 0) {
+        // a store this node's configuration does not name: nothing was opened or connected to
+        LOG.debug("Peer asked to fill blocks [{}, {}) of {}, whose scheme or authority this node does not fetch", first, end, version.path());
+        badRequests.incrementAndGet();
+        respond(channel, Status.BAD_REQUEST, mac);
+        return;
+      }
       if (outcome == OwnerFetcher.Outcome.STALE && cached == 0) {
         respond(channel, Status.STALE, mac);
         return;

@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * asks the owner to fetch blocks it lacks from the source first and waits up to
  * {@code rubix.network.transfer.fetch.timeout} longer for its answer. A peer that fails is reported
  * down to the cluster's {@link io.rubix.core.cluster.NodeLiveness}, which takes it out of the ring
- * until it answers again; a peer that answers NOT_CACHED or STALE is not.
+ * until it answers again; a peer that answers NOT_CACHED, STALE or BAD_REQUEST (it does not fetch from
+ * that store, or the configurations disagree: asking again would not help, but the peer is up) is not.
  *
- * <p>With a transfer secret every OK, NOT_CACHED and STALE answer must carry a valid response MAC
+ * <p>With a transfer secret every OK, NOT_CACHED, STALE and BAD_REQUEST answer must carry a valid response MAC
  * bound to the request: the whole answer (at most {@link TransferProtocol#MAX_BLOCKS} blocks) is read
  * into memory and verified before any block is handed on. An answer that fails verification (MAC or
  * CRC32C) is a failure of the peer, counted by {@link #badResponses()} and logged at warn.
@@ -139,7 +140,7 @@ public final class PeerClient implements PeerReader {
       out.flush();
       DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
       Status status = TransferProtocol.readStatus(in);
-      if (status == Status.NOT_CACHED || status == Status.STALE) {
+      if (status == Status.NOT_CACHED || status == Status.STALE || status == Status.BAD_REQUEST) {
         if (mac != null) {
           mac.update(TransferProtocol.encodeResponse(status, null, null));
           TransferProtocol.verifyTrailer(in, mac, what);
@@ -188,7 +189,10 @@ public final class PeerClient implements PeerReader {
     }
   }
 
-  /** The owner has not cached the blocks and did not fetch them (or the source no longer has the version): not a failure of the peer. */
+  /**
+   * The owner has not cached the blocks and did not fetch them (or the source no longer has the
+   * version, or the owner does not fetch from that store): not a failure of the peer.
+   */
   private static final class NotServedException extends IOException {
     private static final long serialVersionUID = 1L;
     private final transient Status status;

@@ -48,9 +48,10 @@ import javax.crypto.spec.SecretKeySpec;
  * whoever else holds the port (a local process that binds it while the daemon restarts, a host that
  * took the owner's address) and a recorded response replayed for another request are rejected, and
  * the reader verifies the MAC before it hands any byte on. A reader with a secret treats an OK,
- * NOT_CACHED or STALE response without a valid MAC as a failure of that peer. Other statuses
- * (UNAUTHORIZED, BAD_REQUEST, ERROR, UNSUPPORTED_VERSION) carry no MAC, and need none: they only make
- * the reader read the source. The secret does not make the transfer confidential (the bytes cross
+ * NOT_CACHED, STALE or BAD_REQUEST response without a valid MAC as a failure of that peer. Every answer
+ * to an authorized request carries a MAC; answers to a request the server could not parse or
+ * authorize (BAD_REQUEST, UNAUTHORIZED, UNSUPPORTED_VERSION) cannot, and need none: they only make the
+ * reader read the source. The secret does not make the transfer confidential (the bytes cross
  * the network in clear), does not tell one node of the cluster from another (every holder of the
  * secret can serve anything), and does not stop anyone who can reach or hold the port from refusing
  * or delaying answers (the reader then reads the source, a cost, never wrong bytes).
