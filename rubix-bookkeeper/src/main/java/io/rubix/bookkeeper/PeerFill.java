@@ -8,6 +8,7 @@ import io.rubix.core.stats.CacheStats;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.hadoop.SourceFileSystems;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -23,8 +24,8 @@ final class PeerFill implements AutoCloseable {
   private static final CacheCounter[] COUNTERS = {CacheCounter.PEER_FILL_REQUESTS, CacheCounter.PEER_FILL_SOURCE_REQUESTS,
       CacheCounter.PEER_FILL_SOURCE_BYTES, CacheCounter.PEER_FILL_STALE, CacheCounter.PEER_FILL_FAILED, CacheCounter.PEER_FILL_BUSY};
 
-  /** How long an owner answers NOT_CACHED for a bucket after fetching from it failed. */
-  static final java.time.Duration SOURCE_FAILURE_PAUSE = java.time.Duration.ofSeconds(30);
+  /** How long an owner answers NOT_CACHED for an object version after fetching it failed (other objects are still fetched). */
+  static final Duration SOURCE_FAILURE_PAUSE = Duration.ofSeconds(30);
 
   private final CacheEngine engine;
   private final SourceFileSystems sources;

@@ -107,6 +107,7 @@ class PeerFetchTest {
       conf.set("rubix.network.bookkeeper.bind.address", host(node));
       conf.set("rubix.network.transfer.bind.address", host(node));
       conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
+      conf.set("rubix.network.transfer.fetch.allowed.authorities", "s3a://bucket");
       daemon.apply(node).forEach(conf::set);
       BookKeeper bk = BookKeeper.start(BookKeeperConfig.from(conf));
       bookKeepers.add(bk);
@@ -428,10 +429,29 @@ class PeerFetchTest {
     startNodes();
     String path = pathWithMixedOwners("version");
     write(path, SIZE, 8);
+    s3.store().reset();
     byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version(path), BLOCK, 0, 1, true), null);
     request[5] = 1; // a version 1 peer
     assertThat(exchange(2, request)).isEqualTo(TransferProtocol.Status.UNSUPPORTED_VERSION);
     assertThat(s3.store().gets()).isZero();
+  }
+
+  @Test
+  void aFillFromAStoreTheOwnerDoesNotNameIsABadRequestAndConnectsNowhere() throws Exception {
+    startNodes();
+    s3.store().reset();
+    for (String path : new String[] {"s3a://other-bucket/object.bin", "s3a://169.254.169.254/latest/meta-data", "gs://bucket/object.bin"}) {
+      ObjectVersion version = new ObjectVersion(path, SIZE, 1, "");
+      byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version, BLOCK, 0, 1, true), null);
+      assertThat(exchange(2, request)).as(path).isEqualTo(TransferProtocol.Status.BAD_REQUEST);
+    }
+    assertThat(s3.store().gets()).isZero();
+    assertThat(counter(2, "rubix_peer_fill_requests")).as("no fill started").isZero();
+    // the allowed bucket is still fetched
+    String path = pathWithMixedOwners("allowed");
+    byte[] data = write(path, SIZE, 9);
+    readAll(clientConf(1), path, data);
+    assertThat(counter(2, "rubix_peer_fill_requests")).as("the allowed bucket is fetched").isPositive();
   }
 
   /**

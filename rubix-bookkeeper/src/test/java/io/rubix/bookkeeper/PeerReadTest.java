@@ -90,6 +90,7 @@ class PeerReadTest {
       conf.set("rubix.network.bookkeeper.bind.address", host(node));
       conf.set("rubix.network.transfer.bind.address", host(node));
       conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
+      conf.set("rubix.network.transfer.fetch.allowed.authorities", "s3a://bucket");
       if (secret != null) {
         conf.set("rubix.network.transfer.secret", secret);
       }

@@ -17,7 +17,6 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -31,7 +30,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The sources an owner node reads for its peers, opened with this node's own Hadoop configuration
  * (its credentials). It always opens the file system a caching class wraps, never a RubiX caching
- * class (which would read through the cache it is filling), one instance per scheme and authority.
+ * class (which would read through the cache it is filling), one instance per scheme and authority,
+ * at most {@value #MAX_FILE_SYSTEMS} at once: the least recently used is closed when another one is
+ * needed (a read still using it then fails, and the fill is retried after its backoff), and all are
+ * closed with this object. Which schemes and authorities peers may name at all is the
+ * {@link io.rubix.core.peer.OwnerFetcher}'s check, made before this class opens anything.
  * Before the first read of a version it checks that the source still has exactly that version
  * (length, and ETag when the version has one, else modification time when it has one): a changed
  * or deleted object is a {@link StaleVersionException}, never bytes of another version. The check
@@ -41,10 +44,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SourceFileSystems.class);
+  /** Most file systems (one per scheme and authority) open at once. */
+  static final int MAX_FILE_SYSTEMS = 16;
   private static final String REMOTE_FILE_CHANGED = "org.apache.hadoop.fs.s3a.RemoteFileChangedException";
 
   private final Configuration conf;
-  private final Map<String, FileSystem> fileSystems = new ConcurrentHashMap<>();
+  /** Open file systems by {@code scheme://authority}; the removal listener closes them. */
+  private final Cache<String, FileSystem> fileSystems;
   private final Cache<ObjectVersion, FileStatus> checked;
   private volatile boolean closed;
 
@@ -63,6 +69,8 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
       builder.expireAfterWrite(cache.freshnessTtl());
     }
     this.checked = cache.freshness() == Freshness.STRICT ? null : builder.build();
+    this.fileSystems = Caffeine.newBuilder().maximumSize(MAX_FILE_SYSTEMS).executor(Runnable::run)
+        .<String, FileSystem>removalListener((key, fs, cause) -> closeQuietly(fs)).build();
   }
 
   /** A source for {@code version} that checks the version against the source before its first read. */
@@ -134,21 +142,33 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
       throw new IOException("Not a fully qualified path: " + uri);
     }
     String key = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
-    FileSystem fs = fileSystems.get(key);
+    FileSystem fs = fileSystems.getIfPresent(key);
     if (fs != null) {
       return fs;
     }
-    synchronized (fileSystems) {
+    synchronized (this) {
       if (closed) {
-        throw new IOException("Closed");
+        throw new IOException("Closed: cannot open " + key + " for peers");
       }
-      fs = fileSystems.get(key);
+      fs = fileSystems.getIfPresent(key);
       if (fs == null) {
         fs = FileSystem.newInstance(URI.create(key + "/"), underlyingConf(uri.getScheme()));
         fileSystems.put(key, fs);
+        fileSystems.cleanUp();
         LOG.info("Fetching {} for peers through {}", key, fs.getClass().getName());
       }
       return fs;
+    }
+  }
+
+  private static void closeQuietly(FileSystem fs) {
+    if (fs == null) {
+      return;
+    }
+    try {
+      fs.close();
+    } catch (IOException e) {
+      LOG.debug("Closing {} failed", fs.getUri(), e);
     }
   }
 
@@ -196,16 +216,10 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
 
   @Override
   public void close() throws IOException {
-    synchronized (fileSystems) {
+    synchronized (this) {
       closed = true;
-      for (FileSystem fs : fileSystems.values()) {
-        try {
-          fs.close();
-        } catch (IOException e) {
-          LOG.debug("Closing {} failed", fs.getUri(), e);
-        }
-      }
-      fileSystems.clear();
+      fileSystems.invalidateAll();
+      fileSystems.cleanUp();
     }
   }
 }

@@ -70,4 +70,45 @@ class SourceFileSystemsTest {
       assertThatThrownBy(() -> gone.readFully(0, new byte[1], 0, 1)).isInstanceOf(StaleVersionException.class);
     }
   }
+
+  /** A file system of the test scheme {@code counted} that counts the instances open. */
+  public static final class CountedFileSystem extends RawLocalFileSystem {
+    static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+    @Override
+    public void initialize(java.net.URI uri, Configuration conf) throws java.io.IOException {
+      super.initialize(uri, conf);
+      OPEN.incrementAndGet();
+    }
+
+    @Override
+    public String getScheme() {
+      return "counted";
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      if (closed.compareAndSet(false, true)) {
+        OPEN.decrementAndGet();
+      }
+      super.close();
+    }
+  }
+
+  @Test
+  void fileSystemsPerAuthorityAreBoundedAndClosed() throws Exception {
+    Configuration conf = new Configuration();
+    conf.set("fs.counted.impl", CountedFileSystem.class.getName());
+    CountedFileSystem.OPEN.set(0);
+    try (SourceFileSystems sources = new SourceFileSystems(conf, cacheConfig())) {
+      for (int i = 0; i < 3 * SourceFileSystems.MAX_FILE_SYSTEMS; i++) {
+        sources.open(new ObjectVersion("counted://bucket-" + i + "/object", 5, 1, ""));
+        assertThat(CountedFileSystem.OPEN.get()).as("file systems open after %s authorities", i + 1)
+            .isLessThanOrEqualTo(SourceFileSystems.MAX_FILE_SYSTEMS);
+      }
+      assertThat(CountedFileSystem.OPEN.get()).isPositive();
+    }
+    assertThat(CountedFileSystem.OPEN.get()).as("closed with the sources").isZero();
+  }
 }

@@ -36,6 +36,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.crypto.Mac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,9 +49,21 @@ import org.slf4j.LoggerFactory;
  * only reads blocks its version's metadata says are cached; a malformed one gets BAD_REQUEST, a
  * connection whose reads stall is closed after the timeout, and every connection is closed at the
  * latest after max(10s, 5 x timeout), so a peer that stops reading cannot hold a worker.
+ *
+ * <p>Without a secret the blocks go from the cache file to the socket with {@link FileChannel#transferTo}
+ * (no copy through the heap). With a secret every answer to an authorized request ends with a
+ * response MAC bound to that request ({@link TransferProtocol}): the blocks are then read from the
+ * file into one heap buffer per connection, MACed and written from those very bytes, so the MAC
+ * always covers exactly what was sent, even if the file changes meanwhile.
+ *
+ * <p>Threads: one acceptor, a bounded worker pool (one connection each, confined to its worker), one
+ * watchdog that closes connections at their deadline. The server owns the listener, pool and watchdog
+ * and closes them in {@link #close()}; it does not own the metadata service or the fetcher.
  */
 public final class TransferServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(TransferServer.class);
+  /** The buffer blocks go through when they are MACed. */
+  private static final int MAC_BUFFER_BYTES = 256 * 1024;
 
   private final CacheMetadataService service;
   /** Fills blocks peers ask for and this node lacks, or null when this node only serves what it has. */
@@ -124,7 +137,7 @@ public final class TransferServer implements Closeable {
     return refused.get();
   }
 
-  /** Requests answered BAD_REQUEST (malformed, out of bounds, wrong block size). */
+  /** Requests answered BAD_REQUEST (malformed, out of bounds, wrong block size, a fill from a store this node does not fetch). */
   public long badRequests() {
     return badRequests.get();
   }
@@ -174,12 +187,12 @@ public final class TransferServer implements Closeable {
       } catch (TransferProtocol.UnsupportedVersionException e) {
         LOG.debug("Block-transfer request from {} in another protocol version: {}", channel.getRemoteAddress(), e.getMessage());
         badRequests.incrementAndGet();
-        respond(channel, Status.UNSUPPORTED_VERSION);
+        respond(channel, Status.UNSUPPORTED_VERSION, null);
         return;
       } catch (TransferProtocol.ProtocolException | IllegalArgumentException e) {
         LOG.debug("Bad block-transfer request from {}: {}", channel.getRemoteAddress(), e.getMessage());
         badRequests.incrementAndGet();
-        respond(channel, Status.BAD_REQUEST);
+        respond(channel, Status.BAD_REQUEST, null);
         return;
       }
       requests.incrementAndGet();
@@ -187,10 +200,10 @@ public final class TransferServer implements Closeable {
         // counted, not logged at warn: a scanner must not flood the log
         LOG.debug("Block-transfer request from {} without a valid MAC refused", channel.getRemoteAddress());
         unauthorized.incrementAndGet();
-        respond(channel, Status.UNAUTHORIZED);
+        respond(channel, Status.UNAUTHORIZED, null);
         return;
       }
-      send(channel, received.request());
+      send(channel, received.request(), received.responseMac(secret));
     } catch (EOFException | SocketTimeoutException e) {
       LOG.debug("Block-transfer connection ended early or stalled: {}", e.toString());
     } catch (IOException | RuntimeException e) {
@@ -202,13 +215,14 @@ public final class TransferServer implements Closeable {
     }
   }
 
-  private void send(SocketChannel channel, Request request) throws IOException {
+  /** Answers {@code request}; with {@code mac} (a response MAC bound to the request) every answer ends with it. */
+  private void send(SocketChannel channel, Request request, Mac mac) throws IOException {
     ObjectVersion version = request.version();
     int first = request.firstBlock();
     int end = first + request.blockCount();
     if (request.blockSize() != service.blockSize()) {
       badRequests.incrementAndGet();
-      respond(channel, Status.BAD_REQUEST);
+      respond(channel, Status.BAD_REQUEST, mac);
       return;
     }
     BlockRange status;
@@ -216,18 +230,25 @@ public final class TransferServer implements Closeable {
       status = service.status(version, first, end);
     } catch (IllegalArgumentException e) {
       badRequests.incrementAndGet();
-      respond(channel, Status.BAD_REQUEST);
+      respond(channel, Status.BAD_REQUEST, mac);
       return;
     } catch (IOException | RuntimeException e) {
       LOG.warn("Metadata lookup for a block transfer of {} failed", version.path(), e);
-      respond(channel, Status.ERROR);
+      respond(channel, Status.ERROR, mac);
       return;
     }
     int cached = leadingCached(status, first, end);
     if (cached < end - first && request.fill() && fetcher != null) {
       OwnerFetcher.Outcome outcome = fetcher.fill(version, first + cached, end);
+      if (outcome == OwnerFetcher.Outcome.NOT_ALLOWED && cached == 0) {
+        // a store this node's configuration does not name: nothing was opened or connected to
+        LOG.debug("Peer asked to fill blocks [{}, {}) of {}, whose scheme or authority this node does not fetch", first, end, version.path());
+        badRequests.incrementAndGet();
+        respond(channel, Status.BAD_REQUEST, mac);
+        return;
+      }
       if (outcome == OwnerFetcher.Outcome.STALE && cached == 0) {
-        respond(channel, Status.STALE);
+        respond(channel, Status.STALE, mac);
         return;
       }
       if (outcome == OwnerFetcher.Outcome.FILLED) {
@@ -235,14 +256,14 @@ public final class TransferServer implements Closeable {
           status = service.status(version, first, end);
         } catch (IOException | RuntimeException e) {
           LOG.warn("Metadata lookup for a block transfer of {} failed", version.path(), e);
-          respond(channel, Status.ERROR);
+          respond(channel, Status.ERROR, mac);
           return;
         }
         cached = leadingCached(status, first, end);
       }
     }
     if (cached == 0) {
-      respond(channel, Status.NOT_CACHED);
+      respond(channel, Status.NOT_CACHED, mac);
       return;
     }
     // the blocks cached from the first one on: the reader reads the others elsewhere
@@ -259,7 +280,7 @@ public final class TransferServer implements Closeable {
       file = FileChannel.open(Path.of(status.dataFile()), StandardOpenOption.READ);
     } catch (NoSuchFileException e) {
       // evicted since the status was read
-      respond(channel, Status.NOT_CACHED);
+      respond(channel, Status.NOT_CACHED, mac);
       return;
     }
     try (file) {
@@ -269,20 +290,50 @@ public final class TransferServer implements Closeable {
         length += l;
       }
       if (file.size() < start + length) {
-        respond(channel, Status.NOT_CACHED);
+        respond(channel, Status.NOT_CACHED, mac);
         return;
       }
-      write(channel, ByteBuffer.wrap(TransferProtocol.encodeResponse(Status.OK, lengths, crcs)));
-      long sent = 0;
-      while (sent < length) {
-        long n = file.transferTo(start + sent, length - sent, channel);
-        if (n <= 0) {
-          // the file shrank under us: close the connection, the peer reads the source
-          throw new EOFException("Cache file " + status.dataFile() + " ended while sending " + version.path());
-        }
-        sent += n;
+      byte[] header = TransferProtocol.encodeResponse(Status.OK, lengths, crcs);
+      write(channel, ByteBuffer.wrap(header));
+      String what = "blocks [" + first + ", " + end + ") of " + version.path() + " from cache file " + status.dataFile();
+      if (mac == null) {
+        transfer(file, start, length, channel, what);
+      } else {
+        mac.update(header);
+        transferMacing(file, start, length, channel, mac, what);
       }
-      bytesServed.addAndGet(sent);
+      write(channel, ByteBuffer.wrap(TransferProtocol.trailer(mac)));
+      bytesServed.addAndGet(length);
+    }
+  }
+
+  /** Sends {@code [start, start + length)} of {@code file} without copying it through the heap. */
+  private static void transfer(FileChannel file, long start, long length, SocketChannel channel, String what) throws IOException {
+    long sent = 0;
+    while (sent < length) {
+      long n = file.transferTo(start + sent, length - sent, channel);
+      if (n <= 0) {
+        // the file shrank under us: close the connection, the peer reads the source
+        throw new EOFException("Cache file ended after " + sent + " of " + length + " bytes while sending " + what);
+      }
+      sent += n;
+    }
+  }
+
+  /** Sends {@code [start, start + length)} of {@code file} through one buffer, adding exactly the bytes sent to {@code mac}. */
+  private static void transferMacing(FileChannel file, long start, long length, SocketChannel channel, Mac mac, String what) throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(length, MAC_BUFFER_BYTES));
+    long sent = 0;
+    while (sent < length) {
+      buffer.clear().limit((int) Math.min(buffer.capacity(), length - sent));
+      int n = file.read(buffer, start + sent);
+      if (n <= 0) {
+        throw new EOFException("Cache file ended after " + sent + " of " + length + " bytes while sending " + what);
+      }
+      buffer.flip();
+      mac.update(buffer.array(), 0, n);
+      write(channel, buffer);
+      sent += n;
     }
   }
 
@@ -294,8 +345,14 @@ public final class TransferServer implements Closeable {
     return b - first;
   }
 
-  private static void respond(SocketChannel channel, Status status) throws IOException {
-    write(channel, ByteBuffer.wrap(TransferProtocol.encodeResponse(status, null, null)));
+  /** Answers with {@code status} alone, ending with the response MAC when {@code mac} is not null. */
+  private static void respond(SocketChannel channel, Status status, Mac mac) throws IOException {
+    byte[] header = TransferProtocol.encodeResponse(status, null, null);
+    if (mac != null) {
+      mac.update(header);
+    }
+    write(channel, ByteBuffer.wrap(header));
+    write(channel, ByteBuffer.wrap(TransferProtocol.trailer(mac)));
   }
 
   private static void write(SocketChannel channel, ByteBuffer bytes) throws IOException {

@@ -2,6 +2,8 @@ package io.rubix.core.peer;
 
 import static java.util.Objects.requireNonNull;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.rubix.core.read.BlockFiller;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
@@ -12,11 +14,8 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.URI;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -35,11 +34,19 @@ import org.slf4j.LoggerFactory;
  * {@code rubix.network.transfer.fetch.threads} fills (a request beyond them is not filled), at most
  * {@code rubix.network.transfer.fetch.max.size} per request, an answer within
  * {@code rubix.network.transfer.fetch.timeout} (a fill that takes longer goes on and caches its
- * blocks), only for the configured schemes. A source that failed is not tried again for the skip
- * duration, so a broken credential costs one failed request, not one per read.
+ * blocks), only for the configured schemes and allowed authorities ({@link PeerFetchConfig#fetches};
+ * any other request is {@link Outcome#NOT_ALLOWED} before any connection is made). An object version
+ * whose fill failed is not tried again for the backoff, so a broken object costs one failed request,
+ * not one per read, and does not pause the other objects of its bucket; at most
+ * {@value #MAX_PAUSED} versions are remembered (the least recently paused are forgotten first).
+ *
+ * <p>Threads: {@link #fill} runs on the caller's (a transfer worker) and waits for a fill on the
+ * bounded pool this class owns and shuts down in {@link #close()}. The backoff uses the injected clock.
  */
 public final class OwnerFetcher implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(OwnerFetcher.class);
+  /** Most object versions remembered as failed. */
+  static final int MAX_PAUSED = 10_000;
 
   /** What a fill request came to. */
   public enum Outcome {
@@ -47,8 +54,10 @@ public final class OwnerFetcher implements Closeable {
     FILLED,
     /** The source no longer has the version. */
     STALE,
-    /** Not tried: the pool is full, the source failed recently, or the scheme is not fetched. */
+    /** Not tried: the pool is full or this version failed recently. */
     REFUSED,
+    /** Never fetched: the scheme is not fetched for peers or the authority is not allowed. */
+    NOT_ALLOWED,
     /** The source or the cache failed, or the fill took longer than the timeout. */
     FAILED
   }
@@ -63,11 +72,11 @@ public final class OwnerFetcher implements Closeable {
   private final BlockFiller filler;
   private final SourceOpener sources;
   private final CacheStats stats;
-  private final LongSupplier nanoTime;
   private final long backoffNanos;
   private final int maxBlocks;
   private final ThreadPoolExecutor pool;
-  private final Map<String, Long> failingUntil = new ConcurrentHashMap<>();
+  /** Versions whose fill failed, until their backoff ends. */
+  private final Cache<ObjectVersion, Boolean> paused;
 
   public OwnerFetcher(PeerFetchConfig config, int blockSize, BlockFiller filler, SourceOpener sources, CacheStats stats, Duration backoff,
       LongSupplier nanoTime) {
@@ -75,8 +84,10 @@ public final class OwnerFetcher implements Closeable {
     this.filler = requireNonNull(filler, "filler is null");
     this.sources = requireNonNull(sources, "sources is null");
     this.stats = requireNonNull(stats, "stats is null");
-    this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
+    requireNonNull(nanoTime, "nanoTime is null");
     this.backoffNanos = backoff.toNanos();
+    this.paused = Caffeine.newBuilder().maximumSize(MAX_PAUSED).expireAfterWrite(backoff).ticker(nanoTime::getAsLong)
+        .executor(Runnable::run).build();
     this.maxBlocks = (int) Math.max(1, Math.min(TransferProtocol.MAX_BLOCKS, config.maxBytes() / blockSize));
     AtomicInteger ids = new AtomicInteger();
     this.pool = new ThreadPoolExecutor(config.threads(), config.threads(), 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
@@ -98,21 +109,16 @@ public final class OwnerFetcher implements Closeable {
    */
   public Outcome fill(ObjectVersion version, int first, int end) {
     if (!config.fetches(version.path())) {
-      return Outcome.REFUSED;
+      return Outcome.NOT_ALLOWED;
     }
-    String source = sourceKey(version.path());
-    Long until = failingUntil.get(source);
-    if (until != null) {
-      if (nanoTime.getAsLong() - until < 0) {
-        return refused();
-      }
-      failingUntil.remove(source, until);
+    if (paused.getIfPresent(version) != null) {
+      return refused();
     }
     int fillEnd = Math.min(end, first + maxBlocks);
     StreamStats fillStats = new StreamStats(stats);
     CompletableFuture<Outcome> result = new CompletableFuture<>();
     try {
-      pool.execute(() -> result.complete(run(version, first, fillEnd, fillStats, source)));
+      pool.execute(() -> result.complete(run(version, first, fillEnd, fillStats)));
     } catch (RejectedExecutionException e) {
       return refused();
     }
@@ -132,7 +138,7 @@ public final class OwnerFetcher implements Closeable {
     }
   }
 
-  private Outcome run(ObjectVersion version, int first, int end, StreamStats fillStats, String source) {
+  private Outcome run(ObjectVersion version, int first, int end, StreamStats fillStats) {
     try {
       BlockRange after = filler.fill(version, sources.open(version), fillStats, first, end, config.timeout());
       LOG.debug("Filled blocks [{}, {}) of {} for a peer: first block {}", first, end, version.path(), after.state(first));
@@ -142,9 +148,9 @@ public final class OwnerFetcher implements Closeable {
       stats.add(CacheCounter.PEER_FILL_STALE, 1);
       return Outcome.STALE;
     } catch (IOException | RuntimeException e) {
-      failingUntil.put(source, nanoTime.getAsLong() + backoffNanos);
+      paused.put(version, Boolean.TRUE);
       stats.add(CacheCounter.PEER_FILL_FAILED, 1);
-      LOG.warn("Filling blocks [{}, {}) of {} for a peer failed; not fetching from {} for peers for {}: {}", first, end, version.path(), source,
+      LOG.warn("Filling blocks [{}, {}) of {} for a peer failed; not fetching that version for peers for {}: {}", first, end, version,
           Duration.ofNanos(backoffNanos), e.toString());
       return Outcome.FAILED;
     } finally {
@@ -156,16 +162,6 @@ public final class OwnerFetcher implements Closeable {
   private Outcome refused() {
     stats.add(CacheCounter.PEER_FILL_BUSY, 1);
     return Outcome.REFUSED;
-  }
-
-  /** The file system a path lives in ({@code scheme://authority}): failures are remembered per file system. */
-  private static String sourceKey(String path) {
-    try {
-      URI uri = URI.create(path);
-      return uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
-    } catch (IllegalArgumentException e) {
-      return path;
-    }
   }
 
   @Override

@@ -12,11 +12,15 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
+import javax.crypto.Mac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +31,15 @@ import org.slf4j.LoggerFactory;
  * asks the owner to fetch blocks it lacks from the source first and waits up to
  * {@code rubix.network.transfer.fetch.timeout} longer for its answer. A peer that fails is reported
  * down to the cluster's {@link io.rubix.core.cluster.NodeLiveness}, which takes it out of the ring
- * until it answers again; a peer that answers NOT_CACHED or STALE is not.
+ * until it answers again; a peer that answers NOT_CACHED, STALE or BAD_REQUEST (it does not fetch from
+ * that store, or the configurations disagree: asking again would not help, but the peer is up) is not.
+ *
+ * <p>With a transfer secret every OK, NOT_CACHED, STALE and BAD_REQUEST answer must carry a valid response MAC
+ * bound to the request: the whole answer (at most {@link TransferProtocol#MAX_BLOCKS} blocks) is read
+ * into memory and verified before any block is handed on. An answer that fails verification (MAC or
+ * CRC32C) is a failure of the peer, counted by {@link #badResponses()} and logged at warn.
+ *
+ * <p>Thread-safe: each {@link #fetch} uses its own connection; the only shared state is the counter.
  */
 public final class PeerClient implements PeerReader {
   private static final Logger LOG = LoggerFactory.getLogger(PeerClient.class);
@@ -39,9 +51,10 @@ public final class PeerClient implements PeerReader {
   private final boolean fill;
   private final int statusWaitMillis;
   private final long readAheadBytes;
+  private final AtomicLong badResponses = new AtomicLong();
 
   public PeerClient(PeerConfig config, ClusterLocality locality) {
-    this(config, new PeerFetchConfig(false, 1, java.time.Duration.ZERO, 1, java.util.Set.of(), 0), locality);
+    this(config, new PeerFetchConfig(false, 1, Duration.ZERO, 1, Set.of(), 0), locality);
   }
 
   /** A client that asks owners to fetch blocks they lack from the source when {@code fetch} enables it. */
@@ -71,6 +84,12 @@ public final class PeerClient implements PeerReader {
     }
     try {
       return new Transfer(fetch(owner, version, blockSize, first, groupEnd), groupEnd, false);
+    } catch (TransferProtocol.BadResponseException e) {
+      badResponses.incrementAndGet();
+      LOG.warn("Rejected the answer of peer {} ({}:{}) for blocks [{}, {}) of {}: {}", owner.id(), owner.host(), config.port(), first, groupEnd,
+          version.path(), e.getMessage());
+      locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed verification: " + e.getMessage());
+      return new Transfer(List.of(), groupEnd, true);
     } catch (NotServedException e) {
       LOG.debug("Blocks [{}, {}) of {} not served by {}: {}", first, groupEnd, version.path(), owner.id(), e.status);
       return new Transfer(List.of(), groupEnd, true);
@@ -79,6 +98,11 @@ public final class PeerClient implements PeerReader {
       locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed: " + e);
       return new Transfer(List.of(), groupEnd, true);
     }
+  }
+
+  /** Answers of peers rejected for a missing or wrong MAC or a CRC32C mismatch. */
+  public long badResponses() {
+    return badResponses.get();
   }
 
   @Override
@@ -104,6 +128,8 @@ public final class PeerClient implements PeerReader {
   /** Fetches a leading run of blocks {@code [first, end)} from {@code owner}: at least one block, or an exception. */
   private List<PeerBlock> fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end) throws IOException {
     byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version, blockSize, first, end - first, fill), secret);
+    Mac mac = secret == null ? null : TransferProtocol.responseMac(secret, TransferProtocol.requestMac(request));
+    String what = "the answer of peer " + owner.id() + " for blocks [" + first + ", " + end + ") of " + version.path();
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(owner.host(), config.port()), timeoutMillis);
       // the owner may fetch the blocks from the source before it answers
@@ -114,7 +140,11 @@ public final class PeerClient implements PeerReader {
       out.flush();
       DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
       Status status = TransferProtocol.readStatus(in);
-      if (status == Status.NOT_CACHED || status == Status.STALE) {
+      if (status == Status.NOT_CACHED || status == Status.STALE || status == Status.BAD_REQUEST) {
+        if (mac != null) {
+          mac.update(TransferProtocol.encodeResponse(status, null, null));
+          TransferProtocol.verifyTrailer(in, mac, what);
+        }
         throw new NotServedException(status);
       }
       if (status != Status.OK) {
@@ -138,13 +168,19 @@ public final class PeerClient implements PeerReader {
       }
       byte[] bytes = new byte[total];
       in.readFully(bytes);
+      if (mac != null) {
+        mac.update(TransferProtocol.encodeResponse(Status.OK, lengths, crcs));
+        mac.update(bytes);
+        TransferProtocol.verifyTrailer(in, mac, what);
+      }
       List<PeerBlock> blocks = new ArrayList<>(count);
       int offset = 0;
       for (int i = 0; i < count; i++) {
         CRC32C crc = new CRC32C();
         crc.update(bytes, offset, lengths[i]);
         if ((int) crc.getValue() != crcs[i]) {
-          throw new IOException("Checksum mismatch in block " + (first + i) + " of " + version.path() + " from peer " + owner.id());
+          throw new TransferProtocol.BadResponseException("Checksum mismatch in block " + (first + i) + " of " + version.path() + " from peer "
+              + owner.id());
         }
         blocks.add(new PeerBlock(version, first + i, bytes, offset, lengths[i]));
         offset += lengths[i];
@@ -153,7 +189,10 @@ public final class PeerClient implements PeerReader {
     }
   }
 
-  /** The owner has not cached the blocks and did not fetch them (or the source no longer has the version): not a failure of the peer. */
+  /**
+   * The owner has not cached the blocks and did not fetch them (or the source no longer has the
+   * version, or the owner does not fetch from that store): not a failure of the peer.
+   */
   private static final class NotServedException extends IOException {
     private static final long serialVersionUID = 1L;
     private final transient Status status;

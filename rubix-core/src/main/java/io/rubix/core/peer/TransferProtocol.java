@@ -7,11 +7,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.Arrays;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -23,10 +25,11 @@ import javax.crypto.spec.SecretKeySpec;
  * <pre>
  * request  = magic:int32 version:int16 flags:int8 blockSize:int32
  *            pathLength:int16 path:utf8 length:int64 modificationTime:int64 etagLength:int16 etag:utf8
- *            firstBlock:int32 blockCount:int32
+ *            firstBlock:int32 blockCount:int32 nonce:16 bytes (fresh, random)
  *            macLength:int8 mac:bytes      (0 or 32: HMAC-SHA256 of every byte before macLength, keyed with the shared secret)
  * response = magic:int32 version:int16 status:int8
  *            if OK: blockCount:int32, then per block length:int32 crc32c:int32, then the blocks' bytes in order
+ *            macLength:int8 mac:bytes      (0 or 32: see below)
  * </pre>
  *
  * A request names one object version: the server serves blocks it has cached for exactly that
@@ -37,12 +40,35 @@ import javax.crypto.spec.SecretKeySpec;
  * frame that breaks a bound or does not parse gets {@link Status#BAD_REQUEST}, a frame of another
  * protocol version {@link Status#UNSUPPORTED_VERSION}.
  *
- * <p>Version 2 (this one) added the flags byte, partial responses and the STALE and
- * UNSUPPORTED_VERSION statuses; version 1 peers are refused with UNSUPPORTED_VERSION.
+ * <p><b>What the secret protects.</b> With {@code rubix.network.transfer.secret} set on both sides,
+ * a request carries an HMAC-SHA256 over all its bytes, nonce included, and the server answers a
+ * request whose MAC it verified with a response MAC: HMAC-SHA256 over {@link #RESPONSE_LABEL}, the
+ * request's MAC, and every response byte before the response's macLength (status, block lengths and
+ * CRC32Cs, all block bytes). So a response is bound to the one request it answers: bytes served by
+ * whoever else holds the port (a local process that binds it while the daemon restarts, a host that
+ * took the owner's address) and a recorded response replayed for another request are rejected, and
+ * the reader verifies the MAC before it hands any byte on. A reader with a secret treats an OK,
+ * NOT_CACHED, STALE or BAD_REQUEST response without a valid MAC as a failure of that peer. Every answer
+ * to an authorized request carries a MAC; answers to a request the server could not parse or
+ * authorize (BAD_REQUEST, UNAUTHORIZED, UNSUPPORTED_VERSION) cannot, and need none: they only make the
+ * reader read the source. The secret does not make the transfer confidential (the bytes cross
+ * the network in clear), does not tell one node of the cluster from another (every holder of the
+ * secret can serve anything), and does not stop anyone who can reach or hold the port from refusing
+ * or delaying answers (the reader then reads the source, a cost, never wrong bytes).
+ *
+ * <p><b>Without a secret</b> requests and responses carry no MAC (macLength 0) and every block is only
+ * checked against the CRC32C in the response: that detects corruption on the wire, not forgery. Anyone
+ * who can reach the port reads any block the node has cached, and anyone who can bind the port or
+ * sit on the path can make readers return bytes of their choosing. Run without a secret only on a
+ * network where every host and every local user of the nodes is trusted with the data.
+ *
+ * <p>Version 3 (this one) added the request nonce and the response MAC; version 2 added the flags
+ * byte, partial responses and the STALE and UNSUPPORTED_VERSION statuses. Peers of other versions
+ * are refused with UNSUPPORTED_VERSION, and a reader treats such an answer as a failed peer.
  */
 public final class TransferProtocol {
   public static final int MAGIC = 0x52425854; // "RBXT"
-  public static final short VERSION = 2;
+  public static final short VERSION = 3;
   /** Request flag: the owner may fetch blocks it lacks from the source before answering. */
   public static final int FLAG_FILL = 1;
   /** Most blocks one request may ask for. */
@@ -51,6 +77,11 @@ public final class TransferProtocol {
   public static final int MAX_PATH_BYTES = 4096;
   public static final int MAX_ETAG_BYTES = 1024;
   public static final int MAC_BYTES = 32;
+  /** Random bytes every request carries, so that no two requests (and their MACs) are alike. */
+  public static final int NONCE_BYTES = 16;
+  /** The first bytes a response MAC covers: a response MAC is never a valid request MAC. */
+  static final byte[] RESPONSE_LABEL = "RBXT response".getBytes(StandardCharsets.US_ASCII);
+  private static final SecureRandom NONCES = new SecureRandom();
 
   private TransferProtocol() {}
 
@@ -90,6 +121,15 @@ public final class TransferProtocol {
     }
   }
 
+  /** A response that fails verification: a missing or wrong MAC, or a block whose bytes do not match their CRC32C. */
+  public static final class BadResponseException extends ProtocolException {
+    private static final long serialVersionUID = 1L;
+
+    public BadResponseException(String message) {
+      super(message);
+    }
+  }
+
   /** A frame of another protocol version. */
   public static final class UnsupportedVersionException extends ProtocolException {
     private static final long serialVersionUID = 1L;
@@ -114,8 +154,22 @@ public final class TransferProtocol {
     }
   }
 
-  /** A parsed request and whether its MAC matched the server's secret (always true when the server has none). */
-  public record Received(Request request, boolean authorized) {}
+  /**
+   * A parsed request and whether its MAC matched the server's secret (always true when the server
+   * has none); {@code mac} is the verified request MAC a response MAC binds to, or null when the
+   * server has no secret or the request is not authorized.
+   */
+  public record Received(Request request, boolean authorized, byte[] mac) {
+    public Received {
+      requireNonNull(request, "request is null");
+      mac = mac == null ? null : mac.clone();
+    }
+
+    /** A response MAC bound to this request, or null when the response carries none. */
+    public Mac responseMac(byte[] secret) {
+      return secret == null || mac == null ? null : TransferProtocol.responseMac(secret, mac);
+    }
+  }
 
   /** The request's bytes, with an HMAC when {@code secret} is not null. */
   public static byte[] encode(Request request, byte[] secret) {
@@ -131,6 +185,9 @@ public final class TransferProtocol {
       writeString(out, request.version().etag(), MAX_ETAG_BYTES);
       out.writeInt(request.firstBlock());
       out.writeInt(request.blockCount());
+      byte[] nonce = new byte[NONCE_BYTES];
+      NONCES.nextBytes(nonce);
+      out.write(nonce);
       out.flush();
       if (secret == null) {
         out.writeByte(0);
@@ -153,7 +210,7 @@ public final class TransferProtocol {
    */
   public static Received decode(DataInputStream in, byte[] secret) throws IOException {
     ByteArrayOutputStream copy = new ByteArrayOutputStream(256);
-    DataInputStream body = new DataInputStream(new java.io.FilterInputStream(in) {
+    DataInputStream body = new DataInputStream(new FilterInputStream(in) {
       @Override
       public int read() throws IOException {
         int b = super.read();
@@ -191,6 +248,7 @@ public final class TransferProtocol {
     String etag = readString(body, MAX_ETAG_BYTES);
     int firstBlock = body.readInt();
     int blockCount = body.readInt();
+    body.readFully(new byte[NONCE_BYTES]);
     byte[] signed = copy.toByteArray();
     int macLength = in.readUnsignedByte();
     if (macLength != 0 && macLength != MAC_BYTES) {
@@ -206,7 +264,60 @@ public final class TransferProtocol {
       throw new ProtocolException("Blocks [" + firstBlock + ", +" + blockCount + ") are outside " + objectVersion);
     }
     boolean authorized = secret == null || (macLength == MAC_BYTES && MessageDigest.isEqual(mac, mac(secret, signed)));
-    return new Received(new Request(objectVersion, blockSize, firstBlock, blockCount, (flags & FLAG_FILL) != 0), authorized);
+    Request request = new Request(objectVersion, blockSize, firstBlock, blockCount, (flags & FLAG_FILL) != 0);
+    return new Received(request, authorized, secret != null && authorized ? mac : null);
+  }
+
+  /** The MAC of a request {@link #encode} signed with a secret: its last {@link #MAC_BYTES} bytes. */
+  public static byte[] requestMac(byte[] request) {
+    if (request.length < MAC_BYTES + 1 || (request[request.length - MAC_BYTES - 1] & 0xff) != MAC_BYTES) {
+      throw new IllegalArgumentException("Not a signed request");
+    }
+    return Arrays.copyOfRange(request, request.length - MAC_BYTES, request.length);
+  }
+
+  /**
+   * The MAC of the response to the request whose MAC is {@code requestMac}, ready for the response's
+   * bytes before its macLength ({@link Mac#update}); {@link #trailer} ends the response with it.
+   */
+  public static Mac responseMac(byte[] secret, byte[] requestMac) {
+    Mac mac = hmac(secret);
+    mac.update(RESPONSE_LABEL);
+    mac.update(requestMac);
+    return mac;
+  }
+
+  /** The end of a response: the MAC of everything before it, or a zero length when {@code mac} is null. */
+  public static byte[] trailer(Mac mac) {
+    if (mac == null) {
+      return new byte[] {0};
+    }
+    byte[] trailer = new byte[1 + MAC_BYTES];
+    trailer[0] = MAC_BYTES;
+    try {
+      mac.doFinal(trailer, 1);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 failed", e);
+    }
+    return trailer;
+  }
+
+  /**
+   * Reads a response's macLength and MAC and checks it against {@code mac}, which has seen every byte
+   * of the response before them.
+   *
+   * @throws BadResponseException when the MAC is missing or wrong
+   */
+  public static void verifyTrailer(DataInputStream in, Mac mac, String what) throws IOException {
+    int length = in.readUnsignedByte();
+    if (length != MAC_BYTES) {
+      throw new BadResponseException((length == 0 ? "No response MAC" : "Bad response MAC length " + length) + " in " + what);
+    }
+    byte[] received = new byte[MAC_BYTES];
+    in.readFully(received);
+    if (!MessageDigest.isEqual(received, mac.doFinal())) {
+      throw new BadResponseException("Wrong response MAC in " + what);
+    }
   }
 
   /** The response header: status, and for OK the blocks' lengths and CRC32Cs. */
@@ -243,10 +354,14 @@ public final class TransferProtocol {
   }
 
   public static byte[] mac(byte[] secret, byte[] message) {
+    return hmac(secret).doFinal(message);
+  }
+
+  private static Mac hmac(byte[] secret) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-      return mac.doFinal(message);
+      return mac;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA256 is not available", e);
     }

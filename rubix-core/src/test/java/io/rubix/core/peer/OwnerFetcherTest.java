@@ -146,16 +146,69 @@ class OwnerFetcherTest {
   }
 
   @Test
+  void aFailedObjectDoesNotPauseFillsOfOtherObjectsOfItsBucket() throws IOException {
+    ObjectVersion broken = new ObjectVersion("s3a://bucket/broken", 10 * BLOCK, 1, "\"b\"");
+    Source failing = (position, buffer, offset, length) -> {
+      throw new IOException("s3a://bucket/broken: 500");
+    };
+    try (OwnerFetcher fetcher = fetcher(2, Duration.ofSeconds(10), 1 << 20, version -> version.equals(broken) ? failing : bytes())) {
+      assertThat(fetcher.fill(broken, 0, 1)).isEqualTo(Outcome.FAILED);
+      assertThat(fetcher.fill(broken, 1, 2)).as("the broken object is paused").isEqualTo(Outcome.REFUSED);
+      assertThat(fetcher.fill(VERSION, 0, 1)).as("another object of the bucket is not").isEqualTo(Outcome.FILLED);
+      assertThat(service.status(VERSION, 0, 1).state(0)).isEqualTo(BlockState.CACHED);
+    }
+  }
+
+  @Test
   void onlyConfiguredSchemesAreFetched() {
     try (OwnerFetcher fetcher = fetcher(2, Duration.ofSeconds(10), 1 << 20, version -> bytes())) {
-      assertThat(fetcher.fill(new ObjectVersion("file:/etc/passwd", BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.REFUSED);
-      assertThat(fetcher.fill(new ObjectVersion("gs://bucket/object", BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.REFUSED);
+      assertThat(fetcher.fill(new ObjectVersion("file:/etc/passwd", BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.NOT_ALLOWED);
+      assertThat(fetcher.fill(new ObjectVersion("gs://bucket/object", BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.NOT_ALLOWED);
       assertThat(reads.get()).isZero();
     }
     Configuration conf = new Configuration(false);
     conf.set("rubix.network.transfer.fetch.schemes", "s3a,file");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> PeerFetchConfig.from(conf))
         .hasMessageContaining("rubix.network.transfer.fetch.schemes");
+  }
+
+  @Test
+  void onlyAuthoritiesTheConfigurationNamesAreFetchedAndNothingIsOpenedForOthers() {
+    Configuration conf = new Configuration(false);
+    // unset: the authorities the daemon's own configuration names
+    conf.set("fs.defaultFS", "hdfs://NameNode:8020");
+    conf.set("fs.s3a.bucket.bucket.endpoint", "http://127.0.0.1:9000");
+    conf.set("fs.s3a.bucket.logs.aws.credentials.provider", "x");
+    conf.set("fs.unknown.bucket.elsewhere.endpoint", "x");
+    PeerFetchConfig derived = PeerFetchConfig.from(conf);
+    assertThat(derived.authorities()).containsExactlyInAnyOrder("hdfs://namenode:8020", "s3a://bucket", "s3a://logs");
+    assertThat(derived.fetches("s3a://bucket/dir/a b.orc")).isTrue();
+    assertThat(derived.fetches("s3a://Bucket/object")).isTrue();
+    assertThat(derived.fetches("hdfs://namenode:8020/warehouse/t")).isTrue();
+    assertThat(derived.fetches("s3a://other/object")).isFalse();
+    assertThat(derived.fetches("s3a://169.254.169.254/latest/meta-data")).isFalse();
+    assertThat(derived.fetches("hdfs://namenode:9000/x")).isFalse();
+    assertThat(derived.fetches("s3a:///no-authority")).isFalse();
+    assertThat(derived.fetches("gs://bucket/object")).as("the bucket is named for s3a only").isFalse();
+    assertThat(PeerFetchConfig.from(new Configuration(false)).authorities()).as("a configuration that names no store").isEmpty();
+    conf.set("rubix.network.transfer.fetch.allowed.authorities", "other, *");
+    assertThat(PeerFetchConfig.from(conf).fetches("s3a://anything/object")).isTrue();
+    conf.set("rubix.network.transfer.fetch.allowed.authorities", "Other");
+    assertThat(PeerFetchConfig.from(conf).fetches("s3a://other/object")).isTrue();
+    assertThat(PeerFetchConfig.from(conf).fetches("gs://other/object")).isTrue();
+    assertThat(PeerFetchConfig.from(conf).fetches("s3a://bucket/object")).isFalse();
+
+    AtomicInteger opens = new AtomicInteger();
+    PeerFetchConfig config = new PeerFetchConfig(true, 2, Duration.ofSeconds(10), 1 << 20, Set.of("s3a"), 0, Set.of("bucket"));
+    try (OwnerFetcher fetcher = new OwnerFetcher(config, BLOCK, engine.filler(), version -> {
+      opens.incrementAndGet();
+      return bytes();
+    }, engine.stats(), Duration.ofSeconds(30), clock::get)) {
+      assertThat(fetcher.fill(new ObjectVersion("s3a://other/object", 10 * BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.NOT_ALLOWED);
+      assertThat(opens.get()).as("no source opened for a store that is not allowed").isZero();
+      assertThat(fetcher.fill(VERSION, 0, 1)).isEqualTo(Outcome.FILLED);
+      assertThat(opens.get()).isEqualTo(1);
+    }
   }
 
   @Test

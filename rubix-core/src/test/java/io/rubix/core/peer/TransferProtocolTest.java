@@ -24,29 +24,82 @@ class TransferProtocolTest {
     return TransferProtocol.decode(new DataInputStream(new ByteArrayInputStream(bytes)), secret);
   }
 
+  private static void assertReceived(Received received, Request request) {
+    assertThat(received.request()).isEqualTo(request);
+    assertThat(received.authorized()).isTrue();
+  }
+
   @Test
   void requestsRoundTripWithAndWithoutMac() throws IOException {
-    assertThat(decode(TransferProtocol.encode(REQUEST, null), null)).isEqualTo(new Received(REQUEST, true));
-    assertThat(decode(TransferProtocol.encode(REQUEST, SECRET), SECRET)).isEqualTo(new Received(REQUEST, true));
-    // a server without a secret ignores a MAC
-    assertThat(decode(TransferProtocol.encode(REQUEST, SECRET), null).authorized()).isTrue();
+    assertReceived(decode(TransferProtocol.encode(REQUEST, null), null), REQUEST);
+    byte[] signed = TransferProtocol.encode(REQUEST, SECRET);
+    Received received = decode(signed, SECRET);
+    assertReceived(received, REQUEST);
+    assertThat(received.mac()).isEqualTo(TransferProtocol.requestMac(signed));
+    // a server without a secret ignores a MAC, and binds no response to it
+    assertThat(decode(signed, null).authorized()).isTrue();
+    assertThat(decode(signed, null).mac()).isNull();
+  }
+
+  @Test
+  void everyRequestCarriesAFreshNonceSoNoTwoMacsAreAlike() {
+    byte[] one = TransferProtocol.encode(REQUEST, SECRET);
+    byte[] two = TransferProtocol.encode(REQUEST, SECRET);
+    assertThat(one).hasSameSizeAs(two).isNotEqualTo(two);
+    assertThat(TransferProtocol.requestMac(one)).isNotEqualTo(TransferProtocol.requestMac(two));
+  }
+
+  @Test
+  void aResponseMacBindsTheResponseToItsRequest() throws IOException {
+    byte[] requestMac = TransferProtocol.requestMac(TransferProtocol.encode(REQUEST, SECRET));
+    byte[] header = TransferProtocol.encodeResponse(Status.OK, new int[] {3}, new int[] {42});
+    byte[] blocks = {1, 2, 3};
+    javax.crypto.Mac sending = TransferProtocol.responseMac(SECRET, requestMac);
+    sending.update(header);
+    sending.update(blocks);
+    byte[] trailer = TransferProtocol.trailer(sending);
+    assertThat(trailer).hasSize(1 + TransferProtocol.MAC_BYTES);
+
+    javax.crypto.Mac same = TransferProtocol.responseMac(SECRET, requestMac);
+    same.update(header);
+    same.update(blocks);
+    TransferProtocol.verifyTrailer(new DataInputStream(new ByteArrayInputStream(trailer)), same, "test");
+
+    byte[] otherRequest = TransferProtocol.requestMac(TransferProtocol.encode(REQUEST, SECRET));
+    for (javax.crypto.Mac other : new javax.crypto.Mac[] {TransferProtocol.responseMac(SECRET, otherRequest),
+        TransferProtocol.responseMac("other".getBytes(StandardCharsets.UTF_8), requestMac)}) {
+      other.update(header);
+      other.update(blocks);
+      assertThatThrownBy(() -> TransferProtocol.verifyTrailer(new DataInputStream(new ByteArrayInputStream(trailer)), other, "test"))
+          .isInstanceOf(TransferProtocol.BadResponseException.class).hasMessageContaining("Wrong response MAC in test");
+    }
+    javax.crypto.Mac tampered = TransferProtocol.responseMac(SECRET, requestMac);
+    tampered.update(header);
+    tampered.update(new byte[] {1, 2, 4});
+    assertThatThrownBy(() -> TransferProtocol.verifyTrailer(new DataInputStream(new ByteArrayInputStream(trailer)), tampered, "test"))
+        .isInstanceOf(TransferProtocol.BadResponseException.class);
+    javax.crypto.Mac missing = TransferProtocol.responseMac(SECRET, requestMac);
+    assertThatThrownBy(() -> TransferProtocol.verifyTrailer(new DataInputStream(new ByteArrayInputStream(TransferProtocol.trailer(null))), missing, "test"))
+        .isInstanceOf(TransferProtocol.BadResponseException.class).hasMessageContaining("No response MAC");
   }
 
   @Test
   void theFillFlagRoundTripsAndUnknownFlagsOrVersionsAreRefused() throws IOException {
     Request fill = new Request(VERSION, 1 << 20, 3, 4, true);
-    assertThat(decode(TransferProtocol.encode(fill, SECRET), SECRET)).isEqualTo(new Received(fill, true));
+    assertReceived(decode(TransferProtocol.encode(fill, SECRET), SECRET), fill);
     assertThat(REQUEST.fill()).isFalse();
     byte[] flags = TransferProtocol.encode(fill, null);
     flags[6] = 2;
     assertThatThrownBy(() -> decode(flags, null)).isInstanceOf(TransferProtocol.ProtocolException.class)
         .isNotInstanceOf(TransferProtocol.UnsupportedVersionException.class);
-    byte[] version1 = TransferProtocol.encode(fill, null);
-    version1[5] = 1;
-    assertThatThrownBy(() -> decode(version1, null)).isInstanceOf(TransferProtocol.UnsupportedVersionException.class)
-        .hasMessageContaining("version 1");
+    for (byte old : new byte[] {1, 2}) {
+      byte[] oldRequest = TransferProtocol.encode(fill, null);
+      oldRequest[5] = old;
+      assertThatThrownBy(() -> decode(oldRequest, null)).isInstanceOf(TransferProtocol.UnsupportedVersionException.class)
+          .hasMessageContaining("version " + old);
+    }
     byte[] oldResponse = TransferProtocol.encodeResponse(Status.OK, new int[] {1}, new int[] {1});
-    oldResponse[5] = 1;
+    oldResponse[5] = 2;
     assertThatThrownBy(() -> TransferProtocol.readStatus(new DataInputStream(new ByteArrayInputStream(oldResponse))))
         .isInstanceOf(TransferProtocol.UnsupportedVersionException.class);
   }
@@ -56,8 +109,12 @@ class TransferProtocolTest {
     assertThat(decode(TransferProtocol.encode(REQUEST, null), SECRET).authorized()).isFalse();
     assertThat(decode(TransferProtocol.encode(REQUEST, "other".getBytes(StandardCharsets.UTF_8)), SECRET).authorized()).isFalse();
     byte[] tampered = TransferProtocol.encode(REQUEST, SECRET);
-    tampered[tampered.length - 34] ^= 1; // the block count: 4 becomes 5
+    tampered[tampered.length - 34 - TransferProtocol.NONCE_BYTES] ^= 1; // the block count: 4 becomes 5
     assertThat(decode(tampered, SECRET).authorized()).isFalse();
+    byte[] nonce = TransferProtocol.encode(REQUEST, SECRET);
+    nonce[nonce.length - 34] ^= 1;
+    assertThat(decode(nonce, SECRET).authorized()).isFalse();
+    assertThat(decode(nonce, SECRET).mac()).isNull();
   }
 
   @Test

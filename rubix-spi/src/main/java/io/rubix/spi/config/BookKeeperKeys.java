@@ -44,7 +44,7 @@ public final class BookKeeperKeys {
   public static final ConfigKey TRANSFER_BIND_ADDRESS = new ConfigKey("rubix.network.transfer.bind.address", "127.0.0.1",
       "Address the data-transfer port binds to. Loopback by default; set it to the node's address (or 0.0.0.0) for peer reads between nodes, and set rubix.network.transfer.secret with it.");
   public static final ConfigKey TRANSFER_SECRET = new ConfigKey("rubix.network.transfer.secret", null,
-      "Shared secret of the data-transfer port: when set, every request carries an HMAC-SHA256 of it and the server refuses requests without a valid one (UNAUTHORIZED). Set the same value on every node and reader.");
+      "Shared secret of the data-transfer port: when set, every request carries an HMAC-SHA256 of it and the server refuses requests without a valid one (UNAUTHORIZED), and every answer carries an HMAC-SHA256 bound to its request that readers check before using any byte (an answer without a valid one counts as a failed peer). Set the same value on every node and reader.");
   public static final ConfigKey TRANSFER_TIMEOUT = new ConfigKey("rubix.network.transfer.timeout", "2s",
       "Connect and read timeout of a peer read; a slower peer makes the read go to the source.");
   public static final ConfigKey TRANSFER_SERVER_THREADS = new ConfigKey("rubix.network.transfer.server.threads", "8",

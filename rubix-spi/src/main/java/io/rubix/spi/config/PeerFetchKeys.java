@@ -14,6 +14,8 @@ public final class PeerFetchKeys {
       "Most bytes one peer request may make an owner fetch from the source (at least one block); the owner serves the blocks it has, the reader reads the rest from the source.");
   public static final ConfigKey FETCH_SCHEMES = new ConfigKey("rubix.network.transfer.fetch.schemes", "s3a,s3,s3n,gs,abfs,abfss,wasb,wasbs,oss,hdfs",
       "URI schemes of objects an owner fetches for peers, with its own credentials (never file: a peer must not read the owner's local files).");
+  public static final ConfigKey FETCH_ALLOWED_AUTHORITIES = new ConfigKey("rubix.network.transfer.fetch.allowed.authorities", null,
+      "Stores an owner fetches from for peers, comma-separated, case-insensitive: scheme://authority (s3a://bucket, hdfs://namenode:8020), a bare authority (bucket, host[:port]) for every scheme of rubix.network.transfer.fetch.schemes, or * for any; a fill request for another one gets BAD_REQUEST before any connection is made. Unset: the stores the daemon's own configuration names, that is fs.defaultFS and scheme://<bucket> for every per-bucket setting fs.<scheme>.bucket.<bucket>.<option> (bucket names without dots), of the fetched schemes. Unset is safe: a peer cannot make the owner connect to a store nobody configured it for, nor open one file system per made-up bucket.");
   public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.network.transfer.readahead.max", "16m",
       "Read-ahead of a sequential reader over blocks other nodes own: how far ahead of the read it fetches them from their owners (bytes with suffix, held in memory per stream; 0 disables). Needs rubix.cache.readahead.max > 0.");
 
@@ -21,6 +23,6 @@ public final class PeerFetchKeys {
 
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
-    return List.of(FETCH_ENABLED, FETCH_THREADS, FETCH_TIMEOUT, FETCH_MAX_SIZE, FETCH_SCHEMES, READAHEAD_MAX);
+    return List.of(FETCH_ENABLED, FETCH_THREADS, FETCH_TIMEOUT, FETCH_MAX_SIZE, FETCH_SCHEMES, FETCH_ALLOWED_AUTHORITIES, READAHEAD_MAX);
   }
 }
