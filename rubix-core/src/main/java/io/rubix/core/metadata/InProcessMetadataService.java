@@ -69,6 +69,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private long evictions;
   // @GuardedBy("lock")
   private long recoveredBlocks;
+  // @GuardedBy("lock")
+  private long recoveryProblems;
 
   /**
    * @param blockSize block size in bytes
@@ -105,20 +107,35 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     recover();
   }
 
+  /**
+   * Starts from what the journal recovers. Never throws: a journal that fails as a whole leaves the
+   * service empty, and files recovery could not delete stay charged to their disk (not evictable), so
+   * the cap bounds what is really on disk after a restart.
+   */
   private void recover() {
-    List<MetadataJournal.Recovered> recovered;
+    MetadataJournal.Recovery recovery;
     try {
-      recovered = journal.recover(layout.roots(), blockSize);
-    } catch (IOException e) {
+      recovery = journal.recover(layout.roots(), blockSize);
+    } catch (RuntimeException e) {
       LOG.warn("Could not recover cache metadata from {}; starting empty", layout.roots(), e);
-      return;
+      recovery = new MetadataJournal.Recovery(List.of(), List.of(), 1);
     }
     List<CachedObject> evicted = new ArrayList<>();
     lock.lock();
     try {
       long blocks = 0;
-      for (MetadataJournal.Recovered r : recovered) {
+      for (MetadataJournal.Recovered r : recovery.objects()) {
+        if (r.disk() < 0 || r.disk() >= disks.size()) {
+          recoveryProblems++;
+          continue;
+        }
         CachedObject object = new CachedObject(r.version(), r.disk(), r.dataFile(), blockSize);
+        if (objects.containsKey(r.version())) {
+          // a second file of one version (a crash between two generations): keep one, delete the other
+          recoveryProblems++;
+          evicted.add(object);
+          continue;
+        }
         object.published.or(r.published());
         object.charged.or(r.charged());
         System.arraycopy(r.crc32c(), 0, object.crc32c, 0, object.crc32c.length);
@@ -132,11 +149,20 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         disk.usedBytes += object.chargedBytes;
         nextGeneration = Math.max(nextGeneration, r.generation() + 1);
       }
+      for (MetadataJournal.Leftover leftover : recovery.leftovers()) {
+        if (leftover.disk() >= 0 && leftover.disk() < disks.size()) {
+          DiskSpace disk = disks.get(leftover.disk());
+          disk.leftoverBytes += leftover.bytes();
+          disk.usedBytes += leftover.bytes();
+        }
+      }
       for (DiskSpace disk : disks) {
         reserve(disk, null, 0, evicted);
       }
       recoveredBlocks = blocks;
-      LOG.info("Recovered {} cached objects with {} blocks from {}", recovered.size(), blocks, layout.roots());
+      recoveryProblems += recovery.problems();
+      LOG.info("Recovered {} cached objects with {} blocks from {}; {} entries dropped or unreadable, {} undeletable files",
+          objects.size(), blocks, layout.roots(), recoveryProblems, recovery.leftovers().size());
     } finally {
       lock.unlock();
     }
@@ -157,6 +183,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       return recoveredBlocks;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Journal entries recovery dropped (invalid, orphaned) or could not read, at startup. */
+  public long recoveryProblems() {
+    lock.lock();
+    try {
+      return recoveryProblems;
     } finally {
       lock.unlock();
     }
