@@ -162,7 +162,7 @@ public final class EmbeddedServices {
           deleteAbandonedQuietly(dir.resolve(EMBEDDED), null);
         }
         InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(),
-            System::nanoTime, new FileMetadataJournal(config.blockSize()));
+            System::nanoTime, new FileMetadataJournal(config.blockSize()), config.maxObjects());
         return new Shared(service, locks);
       }
       releaseAll(locks);
@@ -179,7 +179,8 @@ public final class EmbeddedServices {
         }
       }
       LOG.info("Cache directories {} are owned by another JVM; caching in private, non-persistent directories {}", dirs, roots);
-      InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime);
+      InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime,
+          MetadataJournal.NONE, config.maxObjects());
       return new Shared(service, locks);
     }
 

@@ -76,7 +76,8 @@ class FileMetadataJournalTest {
       assertThat(status.crc32c(10)).isEqualTo(1010);
       assertThat(restarted.recoveredBlocks()).isEqualTo(4);
       // block 1 was dropped as corrupt but its bytes stay charged until the object is evicted
-      assertThat(restarted.usage().usedBytes()).isEqualTo(4L * BLOCK + 7);
+      assertThat(restarted.usage().usedBytes()).as("4 blocks, a 7-byte tail charged one unit, and the object")
+          .isEqualTo(4L * BLOCK + DiskCharge.ALLOCATION_UNIT + DiskCharge.OBJECT_OVERHEAD);
       // a new object after restart never reuses a recovered file name
       cache(restarted, version("b"), 0, 1);
       assertThat(restarted.status(version("b"), 0, 1).dataFile()).isNotEqualTo(status.dataFile());
@@ -161,7 +162,7 @@ class FileMetadataJournalTest {
     try (InProcessMetadataService restarted = service()) {
       assertThat(restarted.status(a, 0, 2).allCached(0, 2)).as("the good entry is recovered").isTrue();
       assertThat(restarted.usage().usedBytes()).as("the undeletable orphan counts against the cap")
-          .isEqualTo(2L * BLOCK + orphanBytes);
+          .isEqualTo(2L * BLOCK + DiskCharge.OBJECT_OVERHEAD + DiskCharge.ofFile(orphanBytes));
       assertThat(restarted.recoveryProblems()).isEqualTo(1);
     }
   }
@@ -290,10 +291,10 @@ class FileMetadataJournalTest {
       cache(service, a, 0, 3);
       cache(service, b, 0, 3);
     }
-    // orphans another 5 blocks long that cannot be deleted (a read-only disk region, say)
+    // an orphan 3 blocks long that cannot be deleted (charged 4 units with its inode): over the cap by one object
     Path orphan = root.resolve("cd").resolve("cd" + "0".repeat(62) + "-1.blocks");
     Files.createDirectories(orphan.getParent());
-    Files.write(orphan, new byte[5 * BLOCK]);
+    Files.write(orphan, new byte[3 * BLOCK]);
     RecoveryFiles undeletable = new RecoveryFiles() {
       @Override
       public DirectoryStream<Path> list(Path dir) throws IOException {
@@ -317,7 +318,7 @@ class FileMetadataJournalTest {
         System::nanoTime, new FileMetadataJournal(BLOCK, undeletable))) {
       CacheUsage.Disk disk = restarted.usage().disks().get(0);
       assertThat(disk.usedBytes() + disk.reservedBytes()).as("usage after restart: %s", disk).isLessThanOrEqualTo(cap);
-      assertThat(disk.usedBytes()).as("the orphan is charged").isGreaterThanOrEqualTo(5L * BLOCK);
+      assertThat(disk.usedBytes()).as("the orphan is charged").isEqualTo(DiskCharge.ofFile(3L * BLOCK) + 3L * BLOCK + DiskCharge.OBJECT_OVERHEAD);
       assertThat(disk.objects()).as("one recovered object was evicted to make room for the orphan").isEqualTo(1);
       assertThat(orphan).exists();
     }
