@@ -77,7 +77,7 @@ public final class BookKeeper implements AutoCloseable {
     }
     long recoveryStart = System.nanoTime();
     this.service = new InProcessMetadataService(config.cache().blockSize(), roots, capacities, config.cache().leaseTimeout(), System::nanoTime,
-        new FileMetadataJournal(config.cache().blockSize()));
+        new FileMetadataJournal(config.cache().blockSize()), config.cache().maxObjects());
     LOG.info("Recovered {} blocks in {} ms", service.recoveredBlocks(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recoveryStart));
     TServiceInfo info = new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, config.cache().blockSize(), config.nodeId(), startedAt);
     BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats);

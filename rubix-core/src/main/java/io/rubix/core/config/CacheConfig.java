@@ -19,6 +19,7 @@ public record CacheConfig(
     int blockSize,
     List<Path> cacheDirs,
     long maxSizePerDisk,
+    long maxObjects,
     int usagePercentage,
     Freshness freshness,
     Duration freshnessTtl,
@@ -47,6 +48,9 @@ public record CacheConfig(
       throw new InvalidConfigException(CacheKeys.DIRS, "", "at least one cache directory (set " + CacheKeys.DIRS.name()
           + " or " + CacheKeys.DIR_PREFIX_LIST.name() + ", or set " + CacheKeys.ENABLED.name() + "=false)");
     }
+    if (maxObjects < 1) {
+      throw new InvalidConfigException(CacheKeys.MAX_OBJECTS, Long.toString(maxObjects), "at least 1");
+    }
     if (fetchChunkSize < blockSize) {
       throw new InvalidConfigException(CacheKeys.FETCH_CHUNK, Long.toString(fetchChunkSize),
           "at least " + CacheKeys.BLOCK_SIZE.name() + " (" + blockSize + ")");
@@ -62,6 +66,7 @@ public record CacheConfig(
         blockSize,
         cacheDirs(reader),
         reader.getBytes(CacheKeys.MAX_SIZE, blockSize, Long.MAX_VALUE),
+        reader.getLong(CacheKeys.MAX_OBJECTS, 1, 100_000_000),
         reader.getInt(CacheKeys.USAGE_PERCENTAGE, 1, 100),
         reader.getEnum(CacheKeys.FRESHNESS, Freshness.class),
         reader.getDuration(CacheKeys.FRESHNESS_TTL, Duration.ZERO),

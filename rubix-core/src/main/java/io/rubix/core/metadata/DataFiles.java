@@ -40,8 +40,11 @@ final class DataFiles {
     Files.createDirectories(file.getParent());
     try {
       Files.createFile(file, PosixFilePermissions.asFileAttribute(GROUP_READ_WRITE));
-    } catch (FileAlreadyExistsException e) {
-      throw new IOException("Cache data file " + file + " already exists: refusing to reuse it for " + version, e);
+    } catch (FileAlreadyExistsException orphan) {
+      // left by an earlier service without a journal (names restart at generation 1 there): nobody
+      // knows its bytes, so it is replaced, never reused
+      delete(file);
+      Files.createFile(file, PosixFilePermissions.asFileAttribute(GROUP_READ_WRITE));
     }
     // the creating JVM's umask (often 022) masks the group's write bit; other JVMs of the node's
     // rubix group fill blocks of this file too, so set the mode outright

@@ -9,7 +9,10 @@ final class DiskSpace {
   final long capacityBytes;
   /** Object versions on this disk, least recently used first. */
   final LinkedHashMap<io.rubix.spi.ObjectVersion, CachedObject> lru = new LinkedHashMap<>(16, 0.75f, true);
+  /** Charged bytes, including {@link #leftoverBytes}. */
   long usedBytes;
+  /** Bytes of files recovery could neither recover nor delete: charged, never evicted. */
+  long leftoverBytes;
 
   DiskSpace(Path root, long capacityBytes) {
     this.root = root;

@@ -20,7 +20,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
@@ -34,12 +33,12 @@ import org.slf4j.LoggerFactory;
  * file systems are created reflectively, one per scheme and bucket, yet the directories they cache
  * into have one cap to honour. Two file systems with different directories get independent services.
  *
- * <p>The first JVM to use a set of directories owns {@code <dir>/embedded/primary} (a file lock says
- * so) and journals its metadata there, so its cache survives a restart of the JVM or of the file
- * system. Another JVM using the same directories at the same time caches in a private,
- * non-persistent {@code <dir>/embedded/<pid>-<id>} instead; private directories whose lock is free
- * belong to JVMs that are gone and are deleted. Several JVMs of one node should share the BookKeeper
- * daemon, which enforces one cap for all of them.
+ * <p>A directory's cap holds per node whatever the number of JVMs: the JVM holding the file lock of
+ * {@code <dir>/embedded/primary} caches there and journals its metadata there, so its cache survives
+ * a restart of the JVM or of the file system; another JVM using the directory at the same time does
+ * not cache in it (one WARN), and caches only in those of its directories it holds, or nowhere. The
+ * OS releases the lock when the JVM exits or is killed. Several JVMs of one node share a cache
+ * through the BookKeeper daemon, which enforces one cap for all of them.
  *
  * <p>It also holds the BookKeepers started inside this JVM ({@code rubix.bookkeeper.embedded}, for
  * Presto/Trino workers): one per configured Thrift port, started by the first caching file system
@@ -141,69 +140,70 @@ public final class EmbeddedServices {
     }
 
     static Shared create(CacheConfig config, List<Path> dirs) {
-      List<Long> capacities = new ArrayList<>();
-      for (Path dir : dirs) {
-        capacities.add(DiskCapacity.of(config, dir));
-      }
-      // the persistent root of every directory if this JVM can own them all, else private roots
+      // a directory's cap holds per node: only the JVM holding its lock caches in it (the OS drops
+      // the lock when that JVM dies, kill -9 included, so no state goes stale)
       List<FileChannel> locks = new ArrayList<>();
       List<Path> roots = new ArrayList<>();
+      List<Long> capacities = new ArrayList<>();
+      List<Path> notOwned = new ArrayList<>();
       for (Path dir : dirs) {
         Path primary = dir.resolve(EMBEDDED).resolve(PRIMARY);
-        FileChannel lock = tryLock(primary);
+        FileChannel lock;
+        try {
+          lock = tryLock(primary);
+        } catch (IOException | UncheckedIOException e) {
+          // a broken directory is not someone else's: it stays in the service, whose file creation then fails,
+          // so reads count it as a metadata failure (and fail in strict mode) instead of a full cache
+          LOG.warn("Cache directory {} is not usable; reads will go to the source", dir, e);
+          roots.add(primary);
+          capacities.add(DiskCapacity.of(config, dir));
+          continue;
+        }
         if (lock == null) {
-          break;
+          notOwned.add(dir);
+          continue;
         }
         locks.add(lock);
         roots.add(primary);
+        capacities.add(DiskCapacity.of(config, dir));
+        // private directories of JVMs of an older RubiX, which each took the whole cap
+        deleteAbandonedQuietly(dir.resolve(EMBEDDED), null);
       }
-      if (roots.size() == dirs.size()) {
-        for (Path dir : dirs) {
-          deleteAbandonedQuietly(dir.resolve(EMBEDDED), null);
-        }
-        InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(),
-            System::nanoTime, new FileMetadataJournal(config.blockSize()));
-        return new Shared(service, locks);
+      if (!notOwned.isEmpty()) {
+        LOG.warn("Cache directories {} are used by another JVM (or another cache of this JVM), which owns their cap: this JVM does not"
+            + " cache in them and reads what it would have cached there from the source. To share a cache between JVMs of a node, set {}=false"
+            + " and run the BookKeeper daemon (or {}=true in one JVM).", notOwned, BookKeeperKeys.EMBEDDED_MODE.name(), BookKeeperKeys.IN_PROCESS.name());
       }
-      releaseAll(locks);
-      locks.clear();
-      roots.clear();
-      String id = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
-      for (Path dir : dirs) {
-        Path root = dir.resolve(EMBEDDED).resolve(id);
-        roots.add(root);
-        FileChannel lock = tryLock(root);
-        if (lock != null) {
-          locks.add(lock);
-          deleteAbandonedQuietly(dir.resolve(EMBEDDED), root);
-        }
+      if (roots.isEmpty()) {
+        // a service with no space: every grant is denied before any file is created, every read goes to the source
+        Path unused = dirs.get(0).resolve(EMBEDDED).resolve(PRIMARY);
+        return new Shared(new InProcessMetadataService(config.blockSize(), List.of(unused), List.of(0L), config.leaseTimeout(), System::nanoTime,
+            MetadataJournal.NONE, config.maxObjects()), locks);
       }
-      LOG.info("Cache directories {} are owned by another JVM; caching in private, non-persistent directories {}", dirs, roots);
-      InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime);
+      InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(),
+          System::nanoTime, new FileMetadataJournal(config.blockSize()), config.maxObjects());
       return new Shared(service, locks);
     }
 
-    /** Creates {@code root} and locks it for this service, or returns null when someone else holds it or it is unusable. */
-    private static FileChannel tryLock(Path root) {
-      FileChannel channel = null;
+    /**
+     * Creates {@code root} and locks it for this service, or returns null when someone else holds it.
+     *
+     * @throws IOException when the directory or its lock file cannot be made
+     */
+    private static FileChannel tryLock(Path root) throws IOException {
+      Files.createDirectories(root);
+      FileChannel channel = FileChannel.open(root.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       try {
-        Files.createDirectories(root);
-        channel = FileChannel.open(root.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         if (channel.tryLock() != null) {
           return channel;
         }
       } catch (OverlappingFileLockException heldInThisJvm) {
         // another service of this JVM owns it
-      } catch (IOException | UncheckedIOException e) {
-        LOG.warn("Cache directory {} is not usable; reads will go to the source and be counted as cache write failures", root, e);
+      } catch (IOException e) {
+        channel.close();
+        throw e;
       }
-      if (channel != null) {
-        try {
-          channel.close();
-        } catch (IOException e) {
-          LOG.debug("Closing {} failed", root, e);
-        }
-      }
+      channel.close();
       return null;
     }
 

@@ -1,10 +1,13 @@
 package io.rubix.core.metadata;
 
+import static java.util.Objects.requireNonNull;
+
 import io.rubix.spi.ObjectVersion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,9 +38,15 @@ public final class FileMetadataJournal implements MetadataJournal {
   private static final int CHARGED = 3;
 
   private final int blockSize;
+  private final RecoveryFiles files;
 
   public FileMetadataJournal(int blockSize) {
+    this(blockSize, RecoveryFiles.DEFAULT);
+  }
+
+  FileMetadataJournal(int blockSize, RecoveryFiles files) {
     this.blockSize = blockSize;
+    this.files = requireNonNull(files, "files is null");
   }
 
   static Path metaFile(Path dataFile) {
@@ -86,36 +95,77 @@ public final class FileMetadataJournal implements MetadataJournal {
   }
 
   @Override
-  public List<Recovered> recover(List<Path> roots, int expectedBlockSize) throws IOException {
-    List<Recovered> recovered = new ArrayList<>();
+  public Recovery recover(List<Path> roots, int expectedBlockSize) {
+    Scan scan = new Scan();
     for (int disk = 0; disk < roots.size(); disk++) {
       Path root = roots.get(disk);
       if (!Files.isDirectory(root)) {
         continue;
       }
-      try (DirectoryStream<Path> prefixes = Files.newDirectoryStream(root, p -> Files.isDirectory(p) && p.getFileName().toString().length() == 2)) {
-        for (Path prefix : prefixes) {
-          try (DirectoryStream<Path> files = Files.newDirectoryStream(prefix)) {
-            for (Path file : files) {
-              String name = file.getFileName().toString();
-              if (name.endsWith(META_SUFFIX)) {
-                Recovered object = recoverOne(file, disk);
-                if (object != null) {
-                  recovered.add(object);
-                }
-              } else if (name.endsWith(CacheLayout.DATA_SUFFIX) && !Files.exists(metaFile(file))) {
-                LOG.info("Deleting cache data file without metadata: {}", file);
-                Files.deleteIfExists(file);
-              }
-            }
+      for (Path prefix : scan.list(root)) {
+        if (prefix.getFileName().toString().length() == 2 && Files.isDirectory(prefix)) {
+          for (Path file : scan.list(prefix)) {
+            recoverEntry(file, disk, scan);
           }
         }
       }
     }
-    return recovered;
+    return new Recovery(scan.objects, scan.leftovers, scan.problems);
   }
 
-  private Recovered recoverOne(Path meta, int disk) {
+  private void recoverEntry(Path file, int disk, Scan scan) {
+    String name = file.getFileName().toString();
+    if (name.endsWith(META_SUFFIX)) {
+      Recovered object = recoverOne(file, disk, scan);
+      if (object != null) {
+        scan.objects.add(object);
+      }
+    } else if (name.endsWith(CacheLayout.DATA_SUFFIX) && !Files.exists(metaFile(file))) {
+      LOG.info("Deleting cache data file without metadata: {}", file);
+      scan.problems++;
+      scan.delete(file, disk);
+    }
+  }
+
+  /** The state of one recovery: what it found, and the file operations it performs. */
+  private final class Scan {
+    final List<Recovered> objects = new ArrayList<>();
+    final List<Leftover> leftovers = new ArrayList<>();
+    int problems;
+
+    /** The entries of {@code dir}, as many as can be read: an unreadable directory is skipped alone. */
+    List<Path> list(Path dir) {
+      List<Path> entries = new ArrayList<>();
+      try (DirectoryStream<Path> stream = files.list(dir)) {
+        for (Path entry : stream) {
+          entries.add(entry);
+        }
+      } catch (IOException | DirectoryIteratorException e) {
+        problems++;
+        LOG.warn("Cannot read cache directory {} ({} entries read); the rest of it is neither recovered nor counted against the cap",
+            dir, entries.size(), e);
+      }
+      return entries;
+    }
+
+    /** Deletes {@code file}; a file that stays is a leftover whose bytes count against its disk's cap. */
+    void delete(Path file, int disk) {
+      try {
+        files.delete(file);
+      } catch (IOException e) {
+        long bytes = 0;
+        try {
+          bytes = files.size(file);
+        } catch (IOException sizeUnknown) {
+          LOG.debug("Cannot read the size of {}", file, sizeUnknown);
+        }
+        LOG.warn("Cannot delete cache file {}; its {} bytes stay on disk and count against the cap", file, bytes, e);
+        leftovers.add(new Leftover(file, disk, bytes));
+      }
+    }
+  }
+
+  private Recovered recoverOne(Path meta, int disk, Scan scan) {
     String name = meta.getFileName().toString();
     Path dataFile = meta.resolveSibling(name.substring(0, name.length() - META_SUFFIX.length()) + CacheLayout.DATA_SUFFIX);
     try {
@@ -123,16 +173,16 @@ public final class FileMetadataJournal implements MetadataJournal {
       ByteBuffer in = ByteBuffer.wrap(bytes);
       ObjectVersion version = readHeader(in, bytes);
       if (version == null) {
-        return discard(meta, dataFile, "header does not validate");
+        return discard(meta, dataFile, disk, scan, "header does not validate");
       }
       int dash = name.lastIndexOf('-');
       String hex = name.substring(0, dash);
       if (!hex.equals(CacheLayout.sha256Hex(version.canonicalKey()))) {
-        return discard(meta, dataFile, "name does not match the version it holds");
+        return discard(meta, dataFile, disk, scan, "name does not match the version it holds");
       }
       long generation = Long.parseLong(name.substring(dash + 1, name.length() - META_SUFFIX.length()));
       if (!Files.exists(dataFile)) {
-        return discard(meta, dataFile, "data file is missing");
+        return discard(meta, dataFile, disk, scan, "data file is missing");
       }
       long dataSize = Files.size(dataFile);
       int blocks = version.blockCount(blockSize);
@@ -161,7 +211,7 @@ public final class FileMetadataJournal implements MetadataJournal {
           case UNPUBLISHED -> published.clear(block);
           case CHARGED -> charged.set(block);
           default -> {
-            return discard(meta, dataFile, "unknown record kind " + kind);
+            return discard(meta, dataFile, disk, scan, "unknown record kind " + kind);
           }
         }
       }
@@ -173,7 +223,7 @@ public final class FileMetadataJournal implements MetadataJournal {
       }
       return new Recovered(version, dataFile, disk, generation, published, crcs, charged);
     } catch (IOException | RuntimeException e) {
-      return discard(meta, dataFile, e.toString());
+      return discard(meta, dataFile, disk, scan, e.toString());
     }
   }
 
@@ -203,14 +253,11 @@ public final class FileMetadataJournal implements MetadataJournal {
     return new ObjectVersion(path, length, mtime, etag);
   }
 
-  private static Recovered discard(Path meta, Path dataFile, String reason) {
+  private static Recovered discard(Path meta, Path dataFile, int disk, Scan scan, String reason) {
     LOG.warn("Dropping cached object {}: {}", dataFile, reason);
-    try {
-      Files.deleteIfExists(meta);
-      Files.deleteIfExists(dataFile);
-    } catch (IOException e) {
-      LOG.warn("Could not delete {}", dataFile, e);
-    }
+    scan.problems++;
+    scan.delete(dataFile, disk);
+    scan.delete(meta, disk);
     return null;
   }
 

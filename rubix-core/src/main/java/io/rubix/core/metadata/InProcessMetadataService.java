@@ -3,6 +3,7 @@ package io.rubix.core.metadata;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheAdministration;
@@ -39,10 +40,15 @@ import org.slf4j.LoggerFactory;
  * Space is charged when a block is granted, before any byte is written, so a disk's cap is never
  * exceeded: granting evicts least-recently-used objects that no lease is fetching into, and denies
  * the block when that is not enough. A block stays charged while bytes may be on disk (granted,
- * aborted after a write, published, or dropped as corrupt) until its object is evicted.
+ * aborted after a write, published, or dropped as corrupt) until its object is evicted. Charges are
+ * what the disk allocates ({@link DiskCharge}: blocks rounded up to 4 KiB, plus a unit per object),
+ * and every request and resource is bounded: {@link #MAX_BLOCKS_PER_CALL} blocks per call, and
+ * {@code maxObjects} tracked versions, beyond which the least recently used object is evicted.
  */
 public final class InProcessMetadataService implements CacheMetadataService, CacheAdministration {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessMetadataService.class);
+  /** {@code rubix.cache.max.objects} when the caller does not say. */
+  public static final long DEFAULT_MAX_OBJECTS = Long.parseLong(CacheKeys.MAX_OBJECTS.defaultValue());
 
   private final int blockSize;
   private final CacheLayout layout;
@@ -53,6 +59,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final MetadataJournal journal;
   /** CRC32C of a whole block of zeros: what a block nobody wrote reads as. */
   private final int zeroBlockCrc;
+  private final long maxObjects;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition inFlightChanged = lock.newCondition();
@@ -71,6 +78,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private long recoveredBlocks;
   // @GuardedBy("lock")
   private long refusedBlocks;
+  private long recoveryProblems;
 
   /**
    * @param blockSize block size in bytes
@@ -89,6 +97,19 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
       MetadataJournal journal) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, DEFAULT_MAX_OBJECTS);
+  }
+
+  /**
+   * A service that persists its metadata in {@code journal} and tracks at most {@code maxObjects}
+   * object versions ({@code rubix.cache.max.objects}): caching one more evicts the least recently used.
+   */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects) {
+    if (maxObjects < 1) {
+      throw new IllegalArgumentException("maxObjects must be positive: " + maxObjects);
+    }
+    this.maxObjects = maxObjects;
     if (blockSize <= 0) {
       throw new IllegalArgumentException("blockSize must be positive: " + blockSize);
     }
@@ -110,26 +131,42 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     recover();
   }
 
+  /**
+   * Starts from what the journal recovers. Never throws: a journal that fails as a whole leaves the
+   * service empty, and files recovery could not delete stay charged to their disk (not evictable), so
+   * the cap bounds what is really on disk after a restart.
+   */
   private void recover() {
-    List<MetadataJournal.Recovered> recovered;
+    MetadataJournal.Recovery recovery;
     try {
-      recovered = journal.recover(layout.roots(), blockSize);
-    } catch (IOException e) {
+      recovery = journal.recover(layout.roots(), blockSize);
+      recovery = new MetadataJournal.Recovery(live(recovery.objects()), recovery.leftovers(), recovery.problems());
+    } catch (RuntimeException e) {
       LOG.warn("Could not recover cache metadata from {}; starting empty", layout.roots(), e);
-      return;
+      recovery = new MetadataJournal.Recovery(List.of(), List.of(), 1);
     }
-    recovered = live(recovered);
     List<CachedObject> evicted = new ArrayList<>();
     lock.lock();
     try {
       long blocks = 0;
-      for (MetadataJournal.Recovered r : recovered) {
+      for (MetadataJournal.Recovered r : recovery.objects()) {
+        if (r.disk() < 0 || r.disk() >= disks.size()) {
+          recoveryProblems++;
+          continue;
+        }
         CachedObject object = new CachedObject(r.version(), r.disk(), r.dataFile(), blockSize);
+        if (objects.containsKey(r.version())) {
+          // a second file of one version (a crash between two generations): keep one, delete the other
+          recoveryProblems++;
+          evicted.add(object);
+          continue;
+        }
         object.published.or(r.published());
         object.charged.or(r.charged());
         System.arraycopy(r.crc32c(), 0, object.crc32c, 0, object.crc32c.length);
+        object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
         for (int block = object.charged.nextSetBit(0); block >= 0; block = object.charged.nextSetBit(block + 1)) {
-          object.chargedBytes += object.blockLength(block);
+          object.chargedBytes += DiskCharge.ofBlock(object.blockLength(block));
         }
         blocks += object.published.cardinality();
         objects.put(r.version(), object);
@@ -138,11 +175,24 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         disk.usedBytes += object.chargedBytes;
         nextGeneration = Math.max(nextGeneration, r.generation() + 1);
       }
+      for (MetadataJournal.Leftover leftover : recovery.leftovers()) {
+        if (leftover.disk() >= 0 && leftover.disk() < disks.size()) {
+          DiskSpace disk = disks.get(leftover.disk());
+          long charge = DiskCharge.ofFile(leftover.bytes());
+          disk.leftoverBytes += charge;
+          disk.usedBytes += charge;
+        }
+      }
       for (DiskSpace disk : disks) {
         reserve(disk, null, 0, evicted);
       }
+      while (objects.size() > maxObjects && evictOneObject(disks.get(0), evicted)) {
+        // a journal from a run with a larger bound
+      }
       recoveredBlocks = blocks;
-      LOG.info("Recovered {} cached objects with {} blocks from {}", recovered.size(), blocks, layout.roots());
+      recoveryProblems += recovery.problems();
+      LOG.info("Recovered {} cached objects with {} blocks from {}; {} entries dropped or unreadable, {} undeletable files",
+          objects.size(), blocks, layout.roots(), recoveryProblems, recovery.leftovers().size());
     } finally {
       lock.unlock();
     }
@@ -201,6 +251,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
+  /** Journal entries recovery dropped (invalid, orphaned) or could not read, at startup. */
+  public long recoveryProblems() {
+    lock.lock();
+    try {
+      return recoveryProblems;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   public void addEvictionListener(EvictionListener listener) {
     listeners.add(requireNonNull(listener, "listener is null"));
   }
@@ -227,58 +287,105 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     checkRange(version, firstBlock, endBlock);
     List<CachedObject> evicted = new ArrayList<>();
-    BlockRange range;
-    lock.lock();
     try {
-      expireLeases();
-      CachedObject object = touch(version);
-      if (object == null) {
-        int disk = layout.diskOf(version);
-        object = new CachedObject(version, disk, layout.dataFile(version, disk, nextGeneration++), blockSize);
-        // a cache that cannot create its files is broken: the caller counts it, falls back to the
-        // source, or fails the read in strict mode
-        journal.created(version, object.dataFile);
-        try {
-          // the service creates data files and deletes them: writers only open them
-          DataFiles.create(object.dataFile, version);
-        } catch (IOException e) {
-          CachedObject failed = object;
-          journalQuietly(() -> journal.dropped(failed.dataFile), failed);
-          throw new IOException("Cannot create cache file " + object.dataFile + " for " + version, e);
+      lock.lock();
+      try {
+        expireLeases();
+        CachedObject object = touch(version);
+        if (object == null) {
+          object = create(version, evicted);
+          if (object == null) {
+            return denied(version, firstBlock, endBlock);
+          }
         }
-        objects.put(version, object);
-        disks.get(disk).lru.put(version, object);
-      }
-      Lease lease = new Lease(nextLeaseId++, object, nanoClock.getAsLong() + leaseTimeoutNanos);
-      DiskSpace disk = disks.get(object.disk);
-      for (int block = firstBlock; block < endBlock; block++) {
-        if (object.published.get(block) || object.inFlight.containsKey(block)) {
-          continue;
-        }
-        if (!object.charged.get(block)) {
-          int length = object.blockLength(block);
-          if (!reserve(disk, object, length, evicted)) {
+        Lease lease = new Lease(nextLeaseId++, object, nanoClock.getAsLong() + leaseTimeoutNanos);
+        DiskSpace disk = disks.get(object.disk);
+        for (int block = firstBlock; block < endBlock; block++) {
+          if (object.published.get(block) || object.inFlight.containsKey(block)) {
             continue;
           }
-          object.charged.set(block);
-          object.chargedBytes += length;
-          disk.usedBytes += length;
+          if (!object.charged.get(block)) {
+            long charge = DiskCharge.ofBlock(object.blockLength(block));
+            if (!reserve(disk, object, charge, evicted)) {
+              continue;
+            }
+            object.charged.set(block);
+            object.chargedBytes += charge;
+            disk.usedBytes += charge;
+          }
+          object.inFlight.put(block, lease.id);
+          lease.blocks.set(block);
         }
-        object.inFlight.put(block, lease.id);
-        lease.blocks.set(block);
+        if (!lease.blocks.isEmpty()) {
+          leases.put(lease.id, lease);
+        } else if (object.charged.isEmpty() && object.inFlight.isEmpty()) {
+          forget(object);
+          evicted.add(object);
+        }
+        return describe(version, object, firstBlock, endBlock, lease);
+      } finally {
+        lock.unlock();
       }
-      if (!lease.blocks.isEmpty()) {
-        leases.put(lease.id, lease);
-      } else if (object.chargedBytes == 0 && object.inFlight.isEmpty()) {
-        forget(object);
-        evicted.add(object);
-      }
-      range = describe(version, object, firstBlock, endBlock, lease);
     } finally {
-      lock.unlock();
+      deleteFiles(evicted);
     }
-    deleteFiles(evicted);
-    return range;
+  }
+
+  /**
+   * Starts caching {@code version}: makes room for one more object (within {@code maxObjects}) and
+   * its overhead, then creates its journal and data file. Null when there is no room.
+   */
+  // @GuardedBy("lock")
+  private CachedObject create(ObjectVersion version, List<CachedObject> evicted) throws IOException {
+    int diskIndex = layout.diskOf(version);
+    DiskSpace disk = disks.get(diskIndex);
+    if (objects.size() >= maxObjects && !evictOneObject(disk, evicted)) {
+      return null;
+    }
+    if (!reserve(disk, null, DiskCharge.OBJECT_OVERHEAD, evicted)) {
+      return null;
+    }
+    CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration++), blockSize);
+    // a cache that cannot create its files is broken: the caller counts it, falls back to the
+    // source, or fails the read in strict mode
+    journal.created(version, object.dataFile);
+    try {
+      // the service creates data files and deletes them: writers only open them
+      DataFiles.create(object.dataFile, version);
+    } catch (IOException e) {
+      journalQuietly(() -> journal.dropped(object.dataFile), object);
+      throw new IOException("Cannot create cache file " + object.dataFile + " for " + version, e);
+    }
+    object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
+    disk.usedBytes += DiskCharge.OBJECT_OVERHEAD;
+    objects.put(version, object);
+    disk.lru.put(version, object);
+    return object;
+  }
+
+  /** Evicts the least recently used object nobody is fetching into, from {@code preferred} first; false when there is none. */
+  // @GuardedBy("lock")
+  private boolean evictOneObject(DiskSpace preferred, List<CachedObject> evicted) {
+    List<DiskSpace> order = new ArrayList<>(disks);
+    order.remove(preferred);
+    order.add(0, preferred);
+    for (DiskSpace disk : order) {
+      for (CachedObject candidate : disk.lru.values()) {
+        if (!candidate.pinned()) {
+          drop(candidate);
+          evicted.add(candidate);
+          evictions++;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private BlockRange denied(ObjectVersion version, int firstBlock, int endBlock) {
+    byte[] states = new byte[endBlock - firstBlock];
+    java.util.Arrays.fill(states, BlockState.DENIED.code());
+    return new BlockRange(version, "", firstBlock, states, new int[states.length], 0);
   }
 
   /**
@@ -398,7 +505,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         }
       }
       finishIfDone(lease);
-      if (object.chargedBytes == 0 && !object.pinned() && objects.get(object.version) == object) {
+      if (object.charged.isEmpty() && !object.pinned() && objects.get(object.version) == object) {
         // nothing cached, written or being fetched (e.g. every fetch failed): keep no metadata for it
         forget(object);
         forgotten.add(object);
@@ -574,7 +681,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         long reserved = 0;
         for (CachedObject object : disk.lru.values()) {
           for (int block : object.inFlight.keySet()) {
-            reserved += object.blockLength(block);
+            reserved += DiskCharge.ofBlock(object.blockLength(block));
           }
         }
         // in-flight blocks are charged when granted: report them as reserved only, so used + reserved is what the cap bounds
@@ -655,15 +762,17 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private void forget(CachedObject object) {
     objects.remove(object.version);
     disks.get(object.disk).lru.remove(object.version);
+    disks.get(object.disk).usedBytes -= object.chargedBytes;
+    object.chargedBytes = 0;
   }
 
   // @GuardedBy("lock")
   private void uncharge(CachedObject object, int block) {
     if (object.charged.get(block)) {
       object.charged.clear(block);
-      int length = object.blockLength(block);
-      object.chargedBytes -= length;
-      disks.get(object.disk).usedBytes -= length;
+      long charge = DiskCharge.ofBlock(object.blockLength(block));
+      object.chargedBytes -= charge;
+      disks.get(object.disk).usedBytes -= charge;
     }
   }
 
@@ -735,6 +844,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   private void checkRange(ObjectVersion version, int firstBlock, int endBlock) {
+    if ((long) endBlock - firstBlock > MAX_BLOCKS_PER_CALL) {
+      throw new IllegalArgumentException("Block range [" + firstBlock + ", " + endBlock + ") of " + version + " names more than "
+          + MAX_BLOCKS_PER_CALL + " blocks, the most one call may name");
+    }
     int blocks = version.blockCount(blockSize);
     if (firstBlock < 0 || endBlock > blocks || firstBlock > endBlock) {
       throw new IllegalArgumentException("Block range [" + firstBlock + ", " + endBlock + ") outside " + version

@@ -27,11 +27,35 @@ public interface MetadataJournal extends AutoCloseable {
   /** Removes the journal of the object at {@code dataFile}; called before the data file is deleted. */
   void dropped(Path dataFile) throws IOException;
 
-  /** Every object whose journal validates, read back at startup; invalid journals are deleted with their data. */
-  List<Recovered> recover(List<Path> roots, int blockSize) throws IOException;
+  /**
+   * Every object whose journal validates, read back at startup. Recovery is per entry: an invalid
+   * journal is deleted with its data, a data file without a journal is deleted, and a directory or
+   * file that cannot be read or deleted is skipped and reported; nothing one entry does stops the
+   * others from being recovered, and nothing is thrown.
+   */
+  Recovery recover(List<Path> roots, int blockSize);
 
   @Override
   void close() throws IOException;
+
+  /**
+   * What {@link #recover} found.
+   *
+   * @param objects objects read back from their journals
+   * @param leftovers files the journal does not describe and could not delete: their bytes stay on disk
+   * @param problems entries dropped or unreadable (invalid journals, orphans, unreadable directories)
+   */
+  record Recovery(List<Recovered> objects, List<Leftover> leftovers, int problems) {
+    public Recovery {
+      objects = List.copyOf(objects);
+      leftovers = List.copyOf(leftovers);
+    }
+
+    static final Recovery EMPTY = new Recovery(List.of(), List.of(), 0);
+  }
+
+  /** A file in cache root {@code disk} that recovery could not delete, {@code bytes} long. */
+  record Leftover(Path file, int disk, long bytes) {}
 
   /** One object read back from its journal. */
   record Recovered(ObjectVersion version, Path dataFile, int disk, long generation, BitSet published, int[] crc32c, BitSet charged) {}
@@ -54,8 +78,8 @@ public interface MetadataJournal extends AutoCloseable {
     public void dropped(Path dataFile) {}
 
     @Override
-    public List<Recovered> recover(List<Path> roots, int blockSize) {
-      return List.of();
+    public Recovery recover(List<Path> roots, int blockSize) {
+      return Recovery.EMPTY;
     }
 
     @Override

@@ -82,7 +82,7 @@ public final class BlockReader {
     if (service.blockSize() != blockSize) {
       throw new IllegalArgumentException("Block size " + blockSize + " differs from the cache metadata service's " + service.blockSize());
     }
-    this.chunkBlocks = (int) Math.max(1, config.fetchChunkSize() / blockSize);
+    this.chunkBlocks = (int) Math.max(1, Math.min(CacheMetadataService.MAX_BLOCKS_PER_CALL, config.fetchChunkSize() / blockSize));
     this.readAheadMaxBlocks = (int) (config.readAheadMax() / blockSize);
     this.peerReadAheadBlocks = peers == null ? 0 : (int) Math.min(Integer.MAX_VALUE, peers.readAheadBytes() / blockSize);
   }
@@ -122,8 +122,14 @@ public final class BlockReader {
         peerReadAhead(s, peerAhead[0], peerAhead[1]);
       }
     }
-    ByteBuffer target = dst.slice(dst.position(), n);
-    readRange(s, position, target);
+    // one metadata call names at most MAX_BLOCKS_PER_CALL blocks (STATUS_WINDOW is far below it)
+    long windowBytes = (long) CacheMetadataService.MAX_BLOCKS_PER_CALL * blockSize;
+    for (int done = 0; done < n; ) {
+      long at = position + done;
+      int window = (int) Math.min(n - done, (at / blockSize) * blockSize + windowBytes - at);
+      readRange(s, at, dst.slice(dst.position() + done, window));
+      done += window;
+    }
     dst.position(dst.position() + n);
     return n;
   }

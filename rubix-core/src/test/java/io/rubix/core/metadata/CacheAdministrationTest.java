@@ -43,7 +43,7 @@ class CacheAdministrationTest {
       List<CachedFile> top = service.topFiles(2);
       assertThat(top).extracting(CachedFile::version).containsExactly(large, half);
       assertThat(top.get(1)).extracting(CachedFile::chargedBytes, CachedFile::cachedBlocks, CachedFile::blocks)
-          .containsExactly(3L * BLOCK, 3, 6);
+          .containsExactly(3L * BLOCK + DiskCharge.OBJECT_OVERHEAD, 3, 6);
       assertThat(service.topFiles(100)).hasSize(3);
       assertThatThrownBy(() -> service.topFiles(0)).isInstanceOf(IllegalArgumentException.class);
 

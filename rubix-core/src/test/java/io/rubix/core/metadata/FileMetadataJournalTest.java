@@ -5,13 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.metadata.CacheUsage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,7 +79,8 @@ class FileMetadataJournalTest {
       assertThat(status.crc32c(10)).isEqualTo(crc(a, 10));
       assertThat(restarted.recoveredBlocks()).isEqualTo(4);
       // block 1 was dropped as corrupt but its bytes stay charged until the object is evicted
-      assertThat(restarted.usage().usedBytes()).isEqualTo(4L * BLOCK + 7);
+      assertThat(restarted.usage().usedBytes()).as("4 blocks, a 7-byte tail charged one unit, and the object")
+          .isEqualTo(4L * BLOCK + DiskCharge.ALLOCATION_UNIT + DiskCharge.OBJECT_OVERHEAD);
       // a new object after restart never reuses a recovered file name
       cache(restarted, version("b"), 0, 1);
       assertThat(restarted.status(version("b"), 0, 1).dataFile()).isNotEqualTo(status.dataFile());
@@ -137,6 +147,183 @@ class FileMetadataJournalTest {
     }
     try (Stream<Path> files = Files.walk(root)) {
       assertThat(files.filter(Files::isRegularFile).toList()).isEmpty();
+    }
+  }
+
+  @Test
+  void undeletableOrphanIsChargedAndTheOtherEntriesRecovered() throws Exception {
+    ObjectVersion a = version("a");
+    try (InProcessMetadataService service = service()) {
+      cache(service, a, 0, 2);
+    }
+    // a real fault even as root: an orphan "data file" that is a non-empty directory cannot be deleted
+    Path orphan = root.resolve("ab").resolve("ab" + "0".repeat(62) + "-1.blocks");
+    Files.createDirectories(orphan);
+    Files.write(orphan.resolve("junk"), new byte[100]);
+    long orphanBytes = Files.size(orphan);
+
+    try (InProcessMetadataService restarted = service()) {
+      assertThat(restarted.status(a, 0, 2).allCached(0, 2)).as("the good entry is recovered").isTrue();
+      assertThat(restarted.usage().usedBytes()).as("the undeletable orphan counts against the cap")
+          .isEqualTo(2L * BLOCK + DiskCharge.OBJECT_OVERHEAD + DiskCharge.ofFile(orphanBytes));
+      assertThat(restarted.recoveryProblems()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * Tests run as root, where chmod 000 stops no read: the faults are injected through {@link RecoveryFiles}
+   * (opening one prefix directory fails, iterating another fails half way), as a failing disk does.
+   */
+  @Test
+  void unreadableDirectoriesDropTheirEntriesAloneAndNothingIsThrown() throws Exception {
+    List<ObjectVersion> versions = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      versions.add(version("object-" + i));
+    }
+    try (InProcessMetadataService service = service()) {
+      for (ObjectVersion v : versions) {
+        cache(service, v, 0, 2);
+      }
+    }
+    List<Path> prefixes;
+    try (Stream<Path> dirs = Files.list(root)) {
+      prefixes = dirs.filter(Files::isDirectory).sorted().toList();
+    }
+    assertThat(prefixes).hasSizeGreaterThanOrEqualTo(3);
+    Path unopenable = prefixes.get(0);
+    Path breaksWhileIterating = prefixes.get(1);
+    RecoveryFiles faulty = new RecoveryFiles() {
+      @Override
+      public DirectoryStream<Path> list(Path dir) throws IOException {
+        if (dir.equals(unopenable)) {
+          throw new AccessDeniedException(dir.toString());
+        }
+        DirectoryStream<Path> real = RecoveryFiles.DEFAULT.list(dir);
+        if (!dir.equals(breaksWhileIterating)) {
+          return real;
+        }
+        return new DirectoryStream<>() {
+          @Override
+          public Iterator<Path> iterator() {
+            return new Iterator<>() {
+              @Override
+              public boolean hasNext() {
+                throw new DirectoryIteratorException(new IOException("Input/output error reading " + dir));
+              }
+
+              @Override
+              public Path next() {
+                throw new NoSuchElementException();
+              }
+            };
+          }
+
+          @Override
+          public void close() throws IOException {
+            real.close();
+          }
+        };
+      }
+
+      @Override
+      public void delete(Path file) throws IOException {
+        RecoveryFiles.DEFAULT.delete(file);
+      }
+
+      @Override
+      public long size(Path file) throws IOException {
+        return RecoveryFiles.DEFAULT.size(file);
+      }
+    };
+
+    try (InProcessMetadataService restarted = new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 30), Duration.ofSeconds(30),
+        System::nanoTime, new FileMetadataJournal(BLOCK, faulty))) {
+      int recovered = 0;
+      for (ObjectVersion v : versions) {
+        BlockRange status = restarted.status(v, 0, 2);
+        Path prefix = root.resolve(CacheLayout.sha256Hex(v.canonicalKey()).substring(0, 2));
+        boolean readable = !prefix.equals(unopenable) && !prefix.equals(breaksWhileIterating);
+        assertThat(status.allCached(0, 2)).as("%s in %s", v, prefix).isEqualTo(readable);
+        recovered += readable ? 1 : 0;
+      }
+      assertThat(recovered).as("entries in readable directories").isPositive();
+      assertThat(restarted.recoveryProblems()).as("one per unreadable directory").isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aJournalThatFailsAsAWholeLeavesTheServiceEmptyInsteadOfFailingItsConstruction() {
+    MetadataJournal broken = new MetadataJournal() {
+      @Override
+      public void created(ObjectVersion version, Path dataFile) {}
+
+      @Override
+      public void published(Path dataFile, int[] blocks, int[] crc32c) {}
+
+      @Override
+      public void unpublished(Path dataFile, int block) {}
+
+      @Override
+      public void charged(Path dataFile, int block) {}
+
+      @Override
+      public void dropped(Path dataFile) {}
+
+      @Override
+      public Recovery recover(List<Path> roots, int blockSize) {
+        throw new UncheckedIOException(new IOException("disk gone"));
+      }
+
+      @Override
+      public void close() {}
+    };
+    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 30), Duration.ofSeconds(30),
+        System::nanoTime, broken)) {
+      assertThat(service.usage().disks().get(0).objects()).isZero();
+      assertThat(service.recoveryProblems()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void undeletableFilesBeyondTheCapEvictRecoveredObjectsSoUsageStaysWithinIt() throws Exception {
+    long cap = 8L * BLOCK;
+    ObjectVersion a = version("a");
+    ObjectVersion b = version("b");
+    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(cap), Duration.ofSeconds(30),
+        System::nanoTime, new FileMetadataJournal(BLOCK))) {
+      cache(service, a, 0, 3);
+      cache(service, b, 0, 3);
+    }
+    // an orphan 3 blocks long that cannot be deleted (charged 4 units with its inode): over the cap by one object
+    Path orphan = root.resolve("cd").resolve("cd" + "0".repeat(62) + "-1.blocks");
+    Files.createDirectories(orphan.getParent());
+    Files.write(orphan, new byte[3 * BLOCK]);
+    RecoveryFiles undeletable = new RecoveryFiles() {
+      @Override
+      public DirectoryStream<Path> list(Path dir) throws IOException {
+        return RecoveryFiles.DEFAULT.list(dir);
+      }
+
+      @Override
+      public void delete(Path file) throws IOException {
+        if (file.equals(orphan)) {
+          throw new AccessDeniedException(file.toString());
+        }
+        RecoveryFiles.DEFAULT.delete(file);
+      }
+
+      @Override
+      public long size(Path file) throws IOException {
+        return RecoveryFiles.DEFAULT.size(file);
+      }
+    };
+    try (InProcessMetadataService restarted = new InProcessMetadataService(BLOCK, List.of(root), List.of(cap), Duration.ofSeconds(30),
+        System::nanoTime, new FileMetadataJournal(BLOCK, undeletable))) {
+      CacheUsage.Disk disk = restarted.usage().disks().get(0);
+      assertThat(disk.usedBytes() + disk.reservedBytes()).as("usage after restart: %s", disk).isLessThanOrEqualTo(cap);
+      assertThat(disk.usedBytes()).as("the orphan is charged").isEqualTo(DiskCharge.ofFile(3L * BLOCK) + 3L * BLOCK + DiskCharge.OBJECT_OVERHEAD);
+      assertThat(disk.objects()).as("one recovered object was evicted to make room for the orphan").isEqualTo(1);
+      assertThat(orphan).exists();
     }
   }
 

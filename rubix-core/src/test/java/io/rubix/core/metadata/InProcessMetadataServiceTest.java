@@ -10,6 +10,7 @@ import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -32,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class InProcessMetadataServiceTest {
   private static final int BLOCK = 4096;
+  /** What the service charges for an object beside its blocks. */
+  private static final long OBJECT = DiskCharge.OBJECT_OVERHEAD;
   private static final Duration LEASE = Duration.ofSeconds(10);
 
   @TempDir
@@ -129,7 +132,7 @@ class InProcessMetadataServiceTest {
 
   @Test
   void evictsLeastRecentlyUsedFirst() throws Exception {
-    try (InProcessMetadataService service = service(3L * BLOCK)) {
+    try (InProcessMetadataService service = service(3L * (BLOCK + OBJECT))) {
       ObjectVersion a = version("a", BLOCK);
       ObjectVersion b = version("b", BLOCK);
       ObjectVersion c = version("c", BLOCK);
@@ -157,7 +160,7 @@ class InProcessMetadataServiceTest {
 
   @Test
   void objectsBeingFetchedAreNotEvicted() throws Exception {
-    try (InProcessMetadataService service = service(2L * BLOCK)) {
+    try (InProcessMetadataService service = service(2L * (BLOCK + OBJECT))) {
       ObjectVersion pinned = version("pinned", BLOCK);
       ObjectVersion cached = version("cached", BLOCK);
       ObjectVersion newcomer = version("newcomer", BLOCK);
@@ -193,7 +196,7 @@ class InProcessMetadataServiceTest {
       assertThat(second.leaseId()).isNotEqualTo(first.leaseId());
       assertThat(TestBlocks.commit(service, first, BLOCK, 0, 1, 2)).isZero();
       assertThat(service.usage().usedBytes() + service.usage().disks().get(0).reservedBytes())
-          .as("re-granting a charged block reserves nothing twice").isEqualTo(3L * BLOCK);
+          .as("re-granting a charged block reserves nothing twice").isEqualTo(3L * BLOCK + OBJECT);
       commitAll(service, second);
       assertThat(service.status(v, 0, 3).allCached(0, 3)).isTrue();
       assertWithinCap(service, "expiry");
@@ -231,7 +234,7 @@ class InProcessMetadataServiceTest {
       BlockRange range = service.acquire(v, 0, 3);
       Path file = Path.of(range.dataFile());
       commitAll(service, range);
-      assertThat(service.usage().usedBytes()).isEqualTo(2L * BLOCK + 1);
+      assertThat(service.usage().usedBytes()).as("the one-byte tail is charged a whole allocation unit").isEqualTo(3L * BLOCK + OBJECT);
       List<Path> evicted = new ArrayList<>();
       service.addEvictionListener(evicted::add);
 
@@ -277,7 +280,7 @@ class InProcessMetadataServiceTest {
       assertThat(aborted).isNotDone();
       service.abort(lease.leaseId(), new int[] {1}, false);
       assertThat(aborted.get(5, TimeUnit.SECONDS).state(1)).isEqualTo(BlockState.MISSING);
-      assertThat(service.usage().usedBytes()).isEqualTo(BLOCK);
+      assertThat(service.usage().usedBytes()).isEqualTo(BLOCK + OBJECT);
     }
   }
 
@@ -296,6 +299,75 @@ class InProcessMetadataServiceTest {
   }
 
   /** Spins (no sleep) until the waiting thread is parked in its timed wait. */
+  @Test
+  void aCallNamingMoreThanTheBoundIsRejectedWithTheBound() throws Exception {
+    int bound = CacheMetadataService.MAX_BLOCKS_PER_CALL;
+    try (InProcessMetadataService service = service(8L * BLOCK)) {
+      ObjectVersion huge = version("huge", (long) Integer.MAX_VALUE * BLOCK);
+      assertThatThrownBy(() -> service.acquire(huge, 0, bound + 1))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(Integer.toString(bound));
+      assertThatThrownBy(() -> service.status(huge, 10, 10 + bound + 1))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(Integer.toString(bound));
+      assertThatThrownBy(() -> service.awaitInFlight(huge, 0, Integer.MAX_VALUE, 1))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(Integer.toString(bound));
+      assertThat(service.status(huge, 0, bound).endBlock()).isEqualTo(bound);
+      assertThat(service.usage().disks().get(0).objects()).as("a rejected call creates nothing").isZero();
+    }
+  }
+
+  @Test
+  void trackedObjectVersionsAreBoundedByEvictingTheLeastRecentlyUsed() throws Exception {
+    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 30), LEASE, clock::get,
+        MetadataJournal.NONE, 3)) {
+      List<ObjectVersion> versions = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        versions.add(version("v" + i, BLOCK));
+        commitAll(service, service.acquire(versions.get(i), 0, 1));
+      }
+      service.status(versions.get(0), 0, 1);
+
+      // every invented version would otherwise add metadata and a file
+      ObjectVersion fourth = version("v3", BLOCK);
+      commitAll(service, service.acquire(fourth, 0, 1));
+
+      assertThat(service.usage().disks().get(0).objects()).isEqualTo(3);
+      assertThat(service.status(versions.get(1), 0, 1).state(0)).as("the least recently used").isEqualTo(BlockState.MISSING);
+      assertThat(service.status(versions.get(0), 0, 1).state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(service.status(fourth, 0, 1).state(0)).isEqualTo(BlockState.CACHED);
+      try (var files = Files.walk(root)) {
+        assertThat(files.filter(p -> p.toString().endsWith(".blocks")).count()).isEqualTo(3);
+      }
+
+      // all tracked objects being fetched into: a new one is denied, not tracked
+      List<ObjectVersion> pinned = List.of(version("p0", 2L * BLOCK), version("p1", 2L * BLOCK), version("p2", 2L * BLOCK));
+      for (ObjectVersion v : pinned) {
+        assertThat(service.acquire(v, 0, 1).state(0)).isEqualTo(BlockState.GRANTED);
+      }
+      assertThat(service.acquire(version("late", BLOCK), 0, 1).state(0)).isEqualTo(BlockState.DENIED);
+      assertThat(service.usage().disks().get(0).objects()).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void tinyObjectsAreChargedWhatTheFileSystemAllocates() throws Exception {
+    int count = 10_000;
+    try (InProcessMetadataService service = service(1L << 40)) {
+      for (int i = 0; i < count; i++) {
+        commitAll(service, service.acquire(version("tiny-" + i, 1), 0, 1));
+      }
+      // a 4 KiB allocation unit for the byte and one for the object's inode and journal
+      assertThat(service.usage().usedBytes()).isEqualTo(count * 2L * 4096);
+    }
+    long cap = 1L << 20;
+    try (InProcessMetadataService service = service(cap)) {
+      for (int i = 0; i < count; i++) {
+        commitAll(service, service.acquire(version("tiny-" + i, 1), 0, 1));
+        assertWithinCap(service, "tiny object " + i);
+      }
+      assertThat(service.usage().disks().get(0).objects()).isEqualTo((int) (cap / (2 * 4096)));
+    }
+  }
+
   private void awaitBlocked() {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < deadline) {

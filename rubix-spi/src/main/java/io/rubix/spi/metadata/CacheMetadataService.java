@@ -22,10 +22,14 @@ import java.io.IOException;
  * <h2>Contract</h2>
  * Implementations are thread-safe. Every method may throw {@link IOException} when the service is
  * unreachable or failing; callers treat that as a cache miss and read the source. Block indexes
- * outside the object are rejected with {@link IllegalArgumentException}. A granted lease that is
+ * outside the object, and ranges of more than {@link #MAX_BLOCKS_PER_CALL} blocks, are rejected with
+ * {@link IllegalArgumentException}. A granted lease that is
  * neither committed nor aborted expires after a timeout, so a crashed reader never blocks others.
  */
 public interface CacheMetadataService extends Closeable {
+  /** The most blocks one {@code status}, {@code acquire} or {@code awaitInFlight} call may name. */
+  int MAX_BLOCKS_PER_CALL = 4096;
+
   /** The block size all readers of this service must use, in bytes. */
   int blockSize();
 
