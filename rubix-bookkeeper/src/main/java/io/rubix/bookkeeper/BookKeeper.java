@@ -3,6 +3,7 @@ package io.rubix.bookkeeper;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
+import io.rubix.bookkeeper.server.AsyncBookKeeperHandler;
 import io.rubix.bookkeeper.server.BookKeeperHandler;
 import io.rubix.bookkeeper.server.FrameDeadlineServerSocket;
 import io.rubix.bookkeeper.server.InlineCallServer;
@@ -90,14 +91,15 @@ public final class BookKeeper implements AutoCloseable {
       throw new IOException("Cannot listen on " + config.bindAddress() + ":" + config.port(), e);
     }
     TThreadedSelectorServer.Args args = new TThreadedSelectorServer.Args(socket)
-        .processor(new BookKeeperService.Processor<>(handler))
+        .processor(new BookKeeperService.AsyncProcessor<>(new AsyncBookKeeperHandler(handler, service, counters)))
         .protocolFactory(new TBinaryProtocol.Factory(true, true, config.maxFrameSize(), 1_000_000))
         .transportFactory(new TFramedTransport.Factory(config.maxFrameSize()))
         .selectorThreads(2)
         .workerThreads(config.workerThreads());
     args.maxReadBufferBytes = 8L * config.maxFrameSize();
-    // status and info only read memory under the metadata lock: answered on the selector thread, no worker hand-off
-    this.server = new InlineCallServer(args, socket, Set.of("status", "info"));
+    // status, info and the registration of a wait only touch memory under the metadata lock: answered on the
+    // selector thread, no worker hand-off (a wait is answered later, by whoever settles it)
+    this.server = new InlineCallServer(args, socket, Set.of("status", "info", "awaitInFlight"));
     this.serverThread = new Thread(server::serve, "rubix-bookkeeper-" + socket.getPort());
     serverThread.setDaemon(true);
     serverThread.start();

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Status calls are answered on the selector threads, so they do not queue behind worker threads that
- * are busy, while waiting calls ({@code awaitInFlight}) still run on the workers.
+ * are busy; waiting calls ({@code awaitInFlight}) hold no thread at all (see {@link WaitingTest}).
  */
 class InlineCallTest {
   private static final int BLOCK_SIZE = 1 << 20;

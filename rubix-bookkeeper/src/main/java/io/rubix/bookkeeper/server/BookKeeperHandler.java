@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class BookKeeperHandler implements BookKeeperService.Iface {
   private static final Logger LOG = LoggerFactory.getLogger(BookKeeperHandler.class);
-  /** Longest server-side wait for in-flight blocks, so waiting clients never pin all worker threads for long. */
+  /** Longest server-side wait for in-flight blocks per call; clients wait longer in several calls. */
   static final long MAX_WAIT_MILLIS = 2_000;
 
   private final CacheMetadataService service;
@@ -76,6 +76,7 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
     });
   }
 
+  /** A blocking wait on the calling thread; the daemon's server answers waits without a thread ({@link AsyncBookKeeperHandler}). */
   @Override
   public TBlockRange awaitInFlight(TObjectVersion version, int firstBlock, int endBlock, long timeoutMillis) throws TCacheException {
     counters.waitCalls.increment();

@@ -22,7 +22,11 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -62,7 +66,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final long maxObjects;
 
   private final ReentrantLock lock = new ReentrantLock();
-  private final Condition inFlightChanged = lock.newCondition();
+  private final Condition inFlightCondition = lock.newCondition();
+  /** Most {@link #whenSettled} waits pending at once. */
+  static final int MAX_WAITERS = 10_000;
+  // @GuardedBy("lock")
+  private final List<Waiter> waiters = new ArrayList<>();
+  // @GuardedBy("lock")
+  private ScheduledExecutorService waitScheduler;
+  /** When the next scheduled recheck of waiters runs, or Long.MIN_VALUE when none is scheduled. */
+  // @GuardedBy("lock")
+  private long nextRecheckNanos = Long.MIN_VALUE;
   // @GuardedBy("lock")
   private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
   // @GuardedBy("lock")
@@ -452,7 +465,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.crc32c[accepted[i]] = acceptedCrcs[i];
       }
       finishIfDone(lease);
-      inFlightChanged.signalAll();
+      inFlightChanged();
       return published;
     } finally {
       lock.unlock();
@@ -510,11 +523,126 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         forget(object);
         forgotten.add(object);
       }
-      inFlightChanged.signalAll();
+      inFlightChanged();
     } finally {
       lock.unlock();
     }
     deleteFiles(forgotten);
+  }
+
+  /**
+   * The state of blocks {@code [firstBlock, endBlock)} once none of them is in flight, or at the
+   * deadline, whichever comes first, without a waiting thread: the daemon answers its clients' waits
+   * with it, so a waiting client never occupies a server worker. The future completes on the
+   * service's scheduler thread, never under the metadata lock. At most {@value #MAX_WAITERS} waits are
+   * pending at once; beyond that a wait is answered at once with the current state.
+   */
+  public CompletableFuture<BlockRange> whenSettled(ObjectVersion version, int firstBlock, int endBlock, long timeoutMillis) {
+    checkRange(version, firstBlock, endBlock);
+    lock.lock();
+    try {
+      expireLeases();
+      CachedObject object = objects.get(version);
+      if (object == null || !anyInFlight(object, firstBlock, endBlock) || timeoutMillis <= 0 || waiters.size() >= MAX_WAITERS) {
+        return CompletableFuture.completedFuture(describe(version, object, firstBlock, endBlock, null));
+      }
+      Waiter waiter = new Waiter(version, firstBlock, endBlock, nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis),
+          new CompletableFuture<>());
+      waiters.add(waiter);
+      scheduleRecheck(nextRecheckNanos(waiter, object));
+      return waiter.future();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** When {@code waiter} must be looked at again without a change: its deadline, or the first expiry of a lease it waits for. */
+  // @GuardedBy("lock")
+  private long nextRecheckNanos(Waiter waiter, CachedObject object) {
+    long at = waiter.deadlineNanos();
+    for (Map.Entry<Integer, Long> entry : object.inFlight.entrySet()) {
+      Lease lease = leases.get(entry.getValue());
+      if (lease != null && entry.getKey() >= waiter.first() && entry.getKey() < waiter.end()) {
+        at = Math.min(at, lease.deadlineNanos);
+      }
+    }
+    return at;
+  }
+
+  // @GuardedBy("lock")
+  private void scheduleRecheck(long atNanos) {
+    if (nextRecheckNanos != Long.MIN_VALUE && nextRecheckNanos - atNanos <= 0) {
+      return; // a recheck at or before that time is already scheduled
+    }
+    if (waitScheduler == null) {
+      waitScheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "rubix-metadata-waits");
+        thread.setDaemon(true);
+        return thread;
+      });
+    }
+    nextRecheckNanos = atNanos;
+    long delay = Math.max(TimeUnit.MILLISECONDS.toNanos(1), atNanos - nanoClock.getAsLong());
+    try {
+      waitScheduler.schedule(this::recheckWaiters, delay, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closed) {
+      // the service is closing: close() answers every waiter
+    }
+  }
+
+  private void recheckWaiters() {
+    lock.lock();
+    try {
+      nextRecheckNanos = Long.MIN_VALUE;
+      expireLeases();
+      settleWaiters();
+      long next = Long.MAX_VALUE;
+      for (Waiter waiter : waiters) {
+        CachedObject object = objects.get(waiter.version());
+        if (object != null) {
+          next = Math.min(next, nextRecheckNanos(waiter, object));
+        }
+      }
+      if (next != Long.MAX_VALUE) {
+        scheduleRecheck(next);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Answers the waiters whose blocks left the in-flight state or whose deadline passed. */
+  // @GuardedBy("lock")
+  private void settleWaiters() {
+    long now = nanoClock.getAsLong();
+    Iterator<Waiter> it = waiters.iterator();
+    while (it.hasNext()) {
+      Waiter waiter = it.next();
+      CachedObject object = objects.get(waiter.version());
+      if (object == null || !anyInFlight(object, waiter.first(), waiter.end()) || now - waiter.deadlineNanos() >= 0) {
+        it.remove();
+        complete(waiter, describe(waiter.version(), object, waiter.first(), waiter.end(), null));
+      }
+    }
+  }
+
+  /** Completes {@code waiter} on the scheduler thread: its continuation (a Thrift answer) never runs under the lock. */
+  // @GuardedBy("lock")
+  private void complete(Waiter waiter, BlockRange range) {
+    try {
+      waitScheduler.execute(() -> waiter.future().complete(range));
+    } catch (RejectedExecutionException closed) {
+      waiter.future().complete(range);
+    }
+  }
+
+  /** Wakes blocking waiters and answers settled {@link #whenSettled} waiters: blocks left the in-flight state. */
+  // @GuardedBy("lock")
+  private void inFlightChanged() {
+    inFlightCondition.signalAll();
+    if (!waiters.isEmpty()) {
+      settleWaiters();
+    }
   }
 
   @Override
@@ -537,7 +665,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
             untilExpiry = Math.min(untilExpiry, lease.deadlineNanos - nanoClock.getAsLong());
           }
         }
-        inFlightChanged.awaitNanos(Math.max(1, Math.min(remaining, untilExpiry)));
+        inFlightCondition.awaitNanos(Math.max(1, Math.min(remaining, untilExpiry)));
       }
     } finally {
       lock.unlock();
@@ -701,11 +829,17 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       for (CachedObject object : objects.values()) {
         object.inFlight.clear();
       }
-      inFlightChanged.signalAll();
+      inFlightChanged();
+      if (waitScheduler != null) {
+        waitScheduler.shutdown();
+      }
     } finally {
       lock.unlock();
     }
   }
+
+  /** A caller of {@link #whenSettled}. */
+  private record Waiter(ObjectVersion version, int first, int end, long deadlineNanos, CompletableFuture<BlockRange> future) {}
 
   // @GuardedBy("lock")
   private CachedObject touch(ObjectVersion version) {
@@ -755,7 +889,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       leases.remove(leaseId);
     }
     object.inFlight.clear();
-    inFlightChanged.signalAll();
+    inFlightChanged();
   }
 
   // @GuardedBy("lock")
@@ -802,7 +936,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       expired = true;
     }
     if (expired) {
-      inFlightChanged.signalAll();
+      inFlightChanged();
     }
   }
 
