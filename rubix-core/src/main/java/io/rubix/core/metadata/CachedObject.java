@@ -22,6 +22,8 @@ final class CachedObject {
   final Map<Integer, Long> inFlight = new HashMap<>();
   final int[] crc32c;
   long chargedBytes;
+  /** Its journal and data file are being created, outside the lock, by the caller that started caching it. */
+  boolean creating;
 
   CachedObject(ObjectVersion version, int disk, Path dataFile, int blockSize) {
     this.version = version;

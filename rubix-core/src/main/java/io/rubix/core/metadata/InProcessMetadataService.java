@@ -39,8 +39,12 @@ import org.slf4j.LoggerFactory;
  * The cache metadata service in the reader's own JVM (embedded mode).
  *
  * <p>Design: one lock guards all metadata; every call holds it for a few map and bit-set operations
- * and, with a persistent {@link MetadataJournal}, one small journal append (so journal order is
- * publish order). Files of evicted objects are deleted after the lock is released, journal first.
+ * and never for file I/O. Journal appends, the creation of an object's files (the object is
+ * {@code creating} meanwhile, and other acquirers of it wait for that one object only), the check of
+ * committed bytes and the deletion of dropped files all happen with the lock released, so a stalled
+ * disk delays the readers of objects on that disk and nothing else. A block is journaled as published
+ * before it is published in memory; a block is unpublished in memory before it is journaled so.
+ * Waits for in-flight blocks hold no thread ({@link #whenSettled}) in the daemon.
  * Space is charged when a block is granted, before any byte is written, so a disk's cap is never
  * exceeded: granting evicts least-recently-used objects that no lease is fetching into, and denies
  * the block when that is not enough. A block stays charged while bytes may be on disk (granted,
@@ -67,6 +71,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition inFlightCondition = lock.newCondition();
+  /** Longest an acquire waits for another caller to create the files of the object it asks for. */
+  private static final long CREATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
   /** Most {@link #whenSettled} waits pending at once. */
   static final int MAX_WAITERS = 10_000;
   // @GuardedBy("lock")
@@ -300,6 +306,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     checkRange(version, firstBlock, endBlock);
     List<CachedObject> evicted = new ArrayList<>();
+    CachedObject created = null;
+    BlockRange range;
     try {
       lock.lock();
       try {
@@ -310,6 +318,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           if (object == null) {
             return denied(version, firstBlock, endBlock);
           }
+          created = object;
+        } else if (object.creating && (!awaitCreated(object) || objects.get(version) != object)) {
+          return denied(version, firstBlock, endBlock);
         }
         Lease lease = new Lease(nextLeaseId++, object, nanoClock.getAsLong() + leaseTimeoutNanos);
         DiskSpace disk = disks.get(object.disk);
@@ -334,11 +345,21 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         } else if (object.charged.isEmpty() && object.inFlight.isEmpty()) {
           forget(object);
           evicted.add(object);
+          if (object == created) {
+            // nothing was granted: no files to create
+            object.creating = false;
+            inFlightCondition.signalAll();
+            created = null;
+          }
         }
-        return describe(version, object, firstBlock, endBlock, lease);
+        range = describe(version, object, firstBlock, endBlock, lease);
       } finally {
         lock.unlock();
       }
+      if (created != null) {
+        createFiles(created);
+      }
+      return range;
     } finally {
       deleteFiles(evicted);
     }
@@ -346,10 +367,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   /**
    * Starts caching {@code version}: makes room for one more object (within {@code maxObjects}) and
-   * its overhead, then creates its journal and data file. Null when there is no room.
+   * its overhead. Its journal and data file are created by {@link #createFiles} after the lock is
+   * released; until then the object is {@code creating}. Null when there is no room.
    */
   // @GuardedBy("lock")
-  private CachedObject create(ObjectVersion version, List<CachedObject> evicted) throws IOException {
+  private CachedObject create(ObjectVersion version, List<CachedObject> evicted) {
     int diskIndex = layout.diskOf(version);
     DiskSpace disk = disks.get(diskIndex);
     if (objects.size() >= maxObjects && !evictOneObject(disk, evicted)) {
@@ -359,21 +381,69 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       return null;
     }
     CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration++), blockSize);
-    // a cache that cannot create its files is broken: the caller counts it, falls back to the
-    // source, or fails the read in strict mode
-    journal.created(version, object.dataFile);
-    try {
-      // the service creates data files and deletes them: writers only open them
-      DataFiles.create(object.dataFile, version);
-    } catch (IOException e) {
-      journalQuietly(() -> journal.dropped(object.dataFile), object);
-      throw new IOException("Cannot create cache file " + object.dataFile + " for " + version, e);
-    }
+    object.creating = true;
     object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
     disk.usedBytes += DiskCharge.OBJECT_OVERHEAD;
     objects.put(version, object);
     disk.lru.put(version, object);
     return object;
+  }
+
+  /**
+   * Creates the journal and data file of {@code object}, outside the lock (a slow disk delays only
+   * the readers of that object, which wait in {@link #awaitCreated}). A cache that cannot create its
+   * files is broken: the object is dropped and the caller counts it, falls back to the source, or
+   * fails the read in strict mode.
+   */
+  private void createFiles(CachedObject object) throws IOException {
+    try {
+      journal.created(object.version, object.dataFile);
+      // the service creates data files and deletes them: writers only open them
+      DataFiles.create(object.dataFile, object.version);
+    } catch (IOException | RuntimeException e) {
+      List<CachedObject> dropped = new ArrayList<>();
+      lock.lock();
+      try {
+        object.creating = false;
+        if (objects.get(object.version) == object) {
+          drop(object);
+          dropped.add(object);
+        }
+        inFlightCondition.signalAll();
+      } finally {
+        lock.unlock();
+      }
+      deleteFiles(dropped);
+      throw new IOException("Cannot create cache file " + object.dataFile + " for " + object.version, e);
+    }
+    boolean droppedMeanwhile;
+    lock.lock();
+    try {
+      object.creating = false;
+      droppedMeanwhile = objects.get(object.version) != object;
+      inFlightCondition.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    if (droppedMeanwhile) {
+      // invalidated or cleared while its files were made: its deletion may have run before they existed
+      deleteFiles(List.of(object));
+    }
+  }
+
+  /** Waits (briefly: one file creation) until another caller has created {@code object}'s files; false if it did not in time. */
+  // @GuardedBy("lock")
+  private boolean awaitCreated(CachedObject object) throws IOException {
+    long remaining = CREATE_WAIT_NANOS;
+    try {
+      while (object.creating && remaining > 0) {
+        remaining = inFlightCondition.awaitNanos(remaining);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("Interrupted waiting for the cache file of " + object.version);
+    }
+    return !object.creating;
   }
 
   /** Evicts the least recently used object nobody is fetching into, from {@code preferred} first; false when there is none. */
@@ -434,6 +504,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
             && DataFiles.check(object.dataFile, object.version, blockSize, blocks[i], crc32c[i], scratch) == DataFiles.BlockCheck.INTACT;
       }
     }
+    // journaled before they are published in memory, outside the lock (a slow disk delays this writer only);
+    // a block journaled but then not published (its lease expired meanwhile) holds verified bytes of the version
+    journalVerified(object, blocks, crc32c, verified);
     lock.lock();
     try {
       if (leases.get(leaseId) != lease) {
@@ -456,10 +529,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           refusedBlocks++;
           LOG.warn("Refused to publish block {} of {}: the bytes in {} do not match the CRC32C {} its writer claimed", block, object.version,
               object.dataFile, Integer.toHexString(crc32c[i]));
-          journalQuietly(() -> journal.charged(object.dataFile, block), object);
         }
       }
-      journalPublished(object, Arrays.copyOf(accepted, published), Arrays.copyOf(acceptedCrcs, published));
       for (int i = 0; i < published; i++) {
         object.published.set(accepted[i]);
         object.crc32c[accepted[i]] = acceptedCrcs[i];
@@ -483,29 +554,42 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return (int) crc.getValue();
   }
 
-  /** Journals {@code blocks}, before they are published in memory. */
-  // @GuardedBy("lock")
-  private void journalPublished(CachedObject object, int[] blocks, int[] crc32c) {
-    if (blocks.length == 0) {
+  /** Journals the verified blocks as published and the others as charged (their bytes may be on disk). */
+  private void journalVerified(CachedObject object, int[] blocks, int[] crc32c, boolean[] verified) {
+    int count = 0;
+    int[] held = new int[blocks.length];
+    int[] crcs = new int[blocks.length];
+    for (int i = 0; i < blocks.length; i++) {
+      if (verified[i]) {
+        held[count] = blocks[i];
+        crcs[count++] = crc32c[i];
+      } else if (blocks[i] >= 0 && blocks[i] < object.crc32c.length) {
+        int block = blocks[i];
+        journalQuietly(() -> journal.charged(object.dataFile, block), object);
+      }
+    }
+    if (count == 0) {
       return;
     }
     try {
-      journal.published(object.dataFile, blocks, crc32c);
+      journal.published(object.dataFile, Arrays.copyOf(held, count), Arrays.copyOf(crcs, count));
     } catch (IOException e) {
-      LOG.warn("Could not journal {} published blocks of {}; they will not survive a restart", blocks.length, object.version, e);
+      LOG.warn("Could not journal {} published blocks of {}; they will not survive a restart", count, object.version, e);
     }
   }
 
   @Override
   public void abort(long leaseId, int[] blocks, boolean written) {
     List<CachedObject> forgotten = new ArrayList<>();
+    List<Integer> charged = new ArrayList<>();
+    CachedObject object;
     lock.lock();
     try {
       Lease lease = leases.get(leaseId);
       if (lease == null) {
         return;
       }
-      CachedObject object = lease.object;
+      object = lease.object;
       for (int block : blocks) {
         if (lease.blocks.get(block)) {
           lease.blocks.clear(block);
@@ -513,7 +597,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           if (!written) {
             uncharge(object, block);
           } else {
-            journalQuietly(() -> journal.charged(object.dataFile, block), object);
+            charged.add(block);
           }
         }
       }
@@ -526,6 +610,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       inFlightChanged();
     } finally {
       lock.unlock();
+    }
+    for (int block : charged) {
+      journalQuietly(() -> journal.charged(object.dataFile, block), object);
     }
     deleteFiles(forgotten);
   }
@@ -700,6 +787,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       return;
     }
     List<CachedObject> dropped = new ArrayList<>();
+    boolean unpublished = false;
     lock.lock();
     try {
       if (objects.get(version) != object || !object.published.get(block) || object.crc32c[block] != crc) {
@@ -712,11 +800,14 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       } else {
         object.published.clear(block);
         object.crc32c[block] = 0;
-        journalQuietly(() -> journal.unpublished(object.dataFile, block), object);
+        unpublished = true;
         LOG.warn("Dropped corrupt block {} of {} in {}", block, version, object.dataFile);
       }
     } finally {
       lock.unlock();
+    }
+    if (unpublished) {
+      journalQuietly(() -> journal.unpublished(object.dataFile, block), object);
     }
     deleteFiles(dropped);
   }
