@@ -6,6 +6,7 @@ import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.config.CacheKeys;
 import java.io.IOException;
 import java.net.URI;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
@@ -19,7 +20,10 @@ import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.fs.s3a.Constants;
+import org.apache.hadoop.fs.s3a.S3AFileStatus;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
+import org.apache.hadoop.fs.s3a.S3ALocatedFileStatus;
 import org.apache.hadoop.fs.s3a.impl.InternalConstants;
 import org.apache.hadoop.util.Progressable;
 import org.apache.hadoop.util.functional.FutureIO;
@@ -46,6 +50,19 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
       .collect(Collectors.toUnmodifiableSet());
 
   private CachingSupport support;
+  /** Whether S3A fails a GET of an object whose ETag is not the one in the status it was opened with. */
+  private boolean etagChangeDetection;
+  private final CachingSupport.SourceOpener sourceOpener = new CachingSupport.SourceOpener() {
+    @Override
+    public FSDataInputStream open(Path path, FileStatus status) throws IOException {
+      return openSource(path, status);
+    }
+
+    @Override
+    public boolean detectsChanges(FileStatus status) {
+      return etagChangeDetection && StatusTracker.etagOf(status) != null;
+    }
+  };
 
   /** How cache data files are opened; tests override it to inject disk faults. */
   protected ChannelOpener cacheChannelOpener() {
@@ -57,6 +74,11 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     Configuration conf = new Configuration(originalConf);
     conf.set(S3A_STREAM_TYPE, conf.getTrimmed(CacheKeys.S3A_SOURCE_STREAM.name(), CacheKeys.S3A_SOURCE_STREAM.defaultValue()));
     super.initialize(name, conf);
+    String mode = conf.getTrimmed(Constants.CHANGE_DETECT_MODE, Constants.CHANGE_DETECT_MODE_DEFAULT).toLowerCase(Locale.ROOT);
+    String source = conf.getTrimmed(Constants.CHANGE_DETECT_SOURCE, Constants.CHANGE_DETECT_SOURCE_DEFAULT).toLowerCase(Locale.ROOT);
+    // "warn" only logs and "none" does nothing; a version id source needs a version id no status we convert carries
+    this.etagChangeDetection = Constants.CHANGE_DETECT_SOURCE_ETAG.equals(source)
+        && (Constants.CHANGE_DETECT_MODE_SERVER.equals(mode) || Constants.CHANGE_DETECT_MODE_CLIENT.equals(mode));
     this.support = CachingSupport.create(name, conf, cacheChannelOpener());
   }
 
@@ -76,7 +98,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     if (support == null) {
       return super.open(path, bufferSize);
     }
-    return support.open(makeQualified(path), null, -1, super::getFileStatus, this::openSource);
+    return support.open(makeQualified(path), null, -1, super::getFileStatus, sourceOpener);
   }
 
   @Override
@@ -84,7 +106,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     if (support == null) {
       return super.openFileWithOptions(path, parameters);
     }
-    return support.openFile(makeQualified(path), parameters, OPEN_FILE_KEYS, super::getFileStatus, this::openSource);
+    return support.openFile(makeQualified(path), parameters, OPEN_FILE_KEYS, super::getFileStatus, sourceOpener);
   }
 
   /**
@@ -110,6 +132,13 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
   }
 
   private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {
+    String etag = StatusTracker.etagOf(status);
+    if (etag != null && !(status instanceof S3AFileStatus) && !(status instanceof S3ALocatedFileStatus)) {
+      // S3A takes the ETag to check GETs against only from its own status classes; any other status
+      // (an engine's, ours from listLocatedStatus) would open a stream without change detection
+      status = new S3AFileStatus(status.getLen(), status.getModificationTime(), status.getPath(), status.getBlockSize(), status.getOwner(), etag,
+          null);
+    }
     Configuration options = new Configuration(false);
     options.set(CachingFileSystem.READ_POLICY, "random");
     OpenFileParameters parameters = new OpenFileParameters()

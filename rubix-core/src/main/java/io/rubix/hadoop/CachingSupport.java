@@ -48,6 +48,14 @@ final class CachingSupport implements Closeable {
   @FunctionalInterface
   interface SourceOpener {
     FSDataInputStream open(Path path, FileStatus status) throws IOException;
+
+    /**
+     * Whether streams this opens at {@code status} fail when the object is no longer that version
+     * (S3A's ETag change detection); when not, a stream checks the status once before using source bytes.
+     */
+    default boolean detectsChanges(FileStatus status) {
+      return false;
+    }
   }
 
   private final CacheEngine engine;
@@ -150,6 +158,10 @@ final class CachingSupport implements Closeable {
         in.readFully(position, buffer, offset, length);
       }
     };
+    if (tracker.versionsMayChange() && !opener.detectsChanges(status)) {
+      // the stream's first source read is checked against a fresh status; a stale version is not trusted again
+      source = new VersionCheckedSource(source, path, status, lookup, () -> tracker.forget(path));
+    }
     return new FSDataInputStream(engine.open(version, source));
   }
 

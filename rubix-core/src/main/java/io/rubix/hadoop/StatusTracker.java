@@ -66,6 +66,11 @@ final class StatusTracker {
     return status;
   }
 
+  /** Whether objects may change under a version this tracker resolved: false in immutable mode, where the user says they never do. */
+  boolean versionsMayChange() {
+    return freshness != Freshness.IMMUTABLE;
+  }
+
   /** Forgets what is known about {@code path}, after it was written, renamed or deleted through this file system. */
   void forget(Path path) {
     if (recent != null) {

@@ -233,6 +233,90 @@ final class FaultFakes {
     }
   }
 
+  /**
+   * The local file system whose positioned reads starting inside an armed byte range fail
+   * ({@link #failReadsIn}) or wait for a gate ({@link #holdReadsIn}), so a test can make one chunk
+   * of a read fail while another is still in flight.
+   */
+  public static class FaultySourceFileSystem extends FilterFileSystem {
+    static final String FAILURE = "injected source failure";
+    private volatile long failFrom = -1;
+    private volatile long failTo = -1;
+    private volatile java.util.concurrent.CountDownLatch failed = new java.util.concurrent.CountDownLatch(0);
+    private volatile long holdFrom = -1;
+    private volatile long holdTo = -1;
+    private volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
+    private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+
+    public FaultySourceFileSystem() {
+      super(new LocalFileSystem());
+    }
+
+    /** Makes reads starting in {@code [from, to)} fail; returns a latch counted down when one has failed. */
+    java.util.concurrent.CountDownLatch failReadsIn(long from, long to) {
+      failed = new java.util.concurrent.CountDownLatch(1);
+      failFrom = from;
+      failTo = to;
+      return failed;
+    }
+
+    /** Makes reads starting in {@code [from, to)} wait for {@link #release}; returns a latch counted down when one waits. */
+    java.util.concurrent.CountDownLatch holdReadsIn(long from, long to) {
+      held = new java.util.concurrent.CountDownLatch(1);
+      gate = new java.util.concurrent.CountDownLatch(1);
+      holdFrom = from;
+      holdTo = to;
+      return held;
+    }
+
+    void release() {
+      holdFrom = -1;
+      holdTo = -1;
+      gate.countDown();
+    }
+
+    void heal() {
+      failFrom = -1;
+      failTo = -1;
+    }
+
+    @Override
+    public FSDataInputStream open(org.apache.hadoop.fs.Path path, int bufferSize) throws IOException {
+      FSDataInputStream in = fs.open(path, bufferSize);
+      return new FSDataInputStream(new ShortReadStream(in, Integer.MAX_VALUE, new AtomicLong()) {
+        @Override
+        public int read(long position, byte[] buffer, int offset, int length) throws IOException {
+          if (position >= holdFrom && position < holdTo) {
+            java.util.concurrent.CountDownLatch waitFor = gate;
+            held.countDown();
+            try {
+              waitFor.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new java.io.InterruptedIOException("interrupted at the gate");
+            }
+          }
+          if (position >= failFrom && position < failTo) {
+            failed.countDown();
+            throw new IOException(FAILURE + " at " + position + " of " + path);
+          }
+          return super.read(position, buffer, offset, length);
+        }
+      });
+    }
+
+    @Override
+    public FutureDataInputStreamBuilder openFile(org.apache.hadoop.fs.Path path) {
+      return createDataInputStreamBuilder(this, path);
+    }
+
+    @Override
+    protected CompletableFuture<FSDataInputStream> openFileWithOptions(org.apache.hadoop.fs.Path path, OpenFileParameters parameters)
+        throws IOException {
+      return CompletableFuture.completedFuture(open(path, parameters.getBufferSize()));
+    }
+  }
+
   private static class ShortReadStream extends FSInputStream {
     private final FSDataInputStream in;
     private final int max;

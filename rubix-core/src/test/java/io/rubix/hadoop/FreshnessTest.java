@@ -9,15 +9,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.read.StaleVersionException;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
 import io.rubix.testing.CountingBlobStore;
 import io.rubix.testing.S3Server;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.util.functional.FutureIO;
@@ -25,6 +30,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Which version an open reads, per rubix.cache.freshness: strict sees an overwrite on the next open
@@ -146,6 +153,45 @@ class FreshnessTest {
     }
   }
 
+  /** An engine's own status class that carries the ETag (as EtagSource), not one of S3A's. */
+  private static final class EngineStatus extends FileStatus implements org.apache.hadoop.fs.EtagSource {
+    private static final long serialVersionUID = 1L;
+    private final String etag;
+
+    EngineStatus(FileStatus status, String etag) throws IOException {
+      super(status);
+      this.etag = etag;
+    }
+
+    @Override
+    public String getEtag() {
+      return etag;
+    }
+  }
+
+  @Test
+  void streamOpenedWithAnEngineStatusCarryingTheEtagNeverMixesVersions() throws Exception {
+    URI bucket = URI.create("s3a://fresh/");
+    org.apache.hadoop.fs.Path path = newObject();
+    byte[] v1 = random(15);
+    try (FileSystem plain = FileSystem.newInstance(bucket, server.s3aConfiguration());
+        FileSystem cached = FileSystem.newInstance(bucket, noReadAhead(cachingConf("strict")))) {
+      write(plain, path, v1);
+      FileStatus s3aStatus = plain.getFileStatus(path);
+      FileStatus status = new EngineStatus(s3aStatus, ((org.apache.hadoop.fs.EtagSource) s3aStatus).getEtag());
+      try (FSDataInputStream in = FutureIO.awaitFuture(cached.openFile(path).withFileStatus(status).build())) {
+        byte[] first = new byte[BLOCK];
+        in.readFully(0, first);
+        assertThat(first).isEqualTo(java.util.Arrays.copyOf(v1, BLOCK));
+        write(plain, path, random(16));
+        byte[] rest = new byte[LENGTH - BLOCK];
+        // S3A checks GETs only against the ETag of its own status classes: the cache hands it one
+        assertThatThrownBy(() -> in.readFully(BLOCK, rest)).isInstanceOf(IOException.class)
+            .satisfies(e -> assertThat(causes(e)).hasAtLeastOneElementOfType(org.apache.hadoop.fs.s3a.RemoteFileChangedException.class));
+      }
+    }
+  }
+
   @Test
   void ttlTrustsARecentStatus() throws Exception {
     URI bucket = URI.create("s3a://fresh/");
@@ -235,6 +281,79 @@ class FreshnessTest {
         // the same modification-time tick (1 ms here, 1 s or 2 s on some file systems) keeps the old version key.
         assumeThat(after).as("overwrite landed in the same mtime tick").isNotEqualTo(before);
         assertThat(readAndSettle(cached, path)).isEqualTo(v2);
+      }
+    }
+  }
+
+  /**
+   * A stream of a version the source no longer has (a status handed to openFile(), or a recent one in
+   * ttl mode) on a store without ETags: its blocks are cached for the old version, the others would
+   * come from the new file. The read returns one version's bytes or fails naming both versions, and
+   * the new bytes are never cached under the old version.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"strict", "ttl"})
+  void localStreamOfAnOverwrittenVersionNeverMixesVersions(String freshness) throws Exception {
+    try (RawLocalFileSystem plain = new RawLocalFileSystem()) {
+      plain.initialize(URI.create("file:///"), new Configuration());
+      org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(tmp.resolve("overwritten.bin").toUri());
+      Configuration conf = noReadAhead(localConf(tmp.resolve("local-cache")));
+      conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
+      conf.set("rubix.cache.freshness", freshness);
+      conf.set("rubix.cache.freshness.ttl", "1h");
+      try (FileSystem cached = FileSystem.newInstance(URI.create("file:///"), conf)) {
+        byte[] v1 = random(13);
+        write(plain, path, v1);
+        FileStatus v1Status = plain.getFileStatus(path);
+        byte[] block0 = new byte[BLOCK];
+        ObjectVersion v1Version;
+        try (FSDataInputStream in = FutureIO.awaitFuture(cached.openFile(path).withFileStatus(v1Status).build())) {
+          in.readFully(0, block0);
+          v1Version = version(in);
+        }
+        awaitWrites(((CachingFileSystem) cached).cacheEngine(), v1Version);
+
+        byte[] v2 = random(14);
+        write(plain, path, v2);
+        plain.setTimes(path, v1Status.getModificationTime() + 5_000, -1);
+        FileStatus v2Status = plain.getFileStatus(path);
+        assertThat(v2Status.getLen()).isEqualTo(v1Status.getLen());
+
+        byte[] bytes = new byte[LENGTH];
+        // strict: the engine hands over the old status; ttl: the status of the first open is still trusted
+        try (FSDataInputStream in = freshness.equals("strict") ? FutureIO.awaitFuture(cached.openFile(path).withFileStatus(v1Status).build())
+            : cached.open(path)) {
+          assertThat(version(in)).isEqualTo(v1Version);
+          in.readFully(0, bytes);
+          assertThat(bytes).as("one version's bytes").isIn(v1, v2);
+        } catch (IOException e) {
+          assertThat(e).isInstanceOf(StaleVersionException.class)
+              .hasMessageContaining(path.toString())
+              .hasMessageContaining(Long.toString(v1Status.getModificationTime()))
+              .hasMessageContaining(Long.toString(v2Status.getModificationTime()))
+              .hasMessageContaining(Long.toString(v1Status.getLen()));
+        }
+        awaitWrites(((CachingFileSystem) cached).cacheEngine(), v1Version);
+
+        // nothing of v2 is cached under v1: every block v1's key holds has v1's bytes
+        CacheEngine engine = ((CachingFileSystem) cached).cacheEngine();
+        BlockRange state = engine.service().status(v1Version, 0, v1Version.blockCount(BLOCK));
+        for (int b = 0; b < state.endBlock(); b++) {
+          if (state.state(b) != BlockState.CACHED) {
+            continue;
+          }
+          int length = v1Version.blockLength(b, BLOCK);
+          ByteBuffer block = ByteBuffer.allocate(length);
+          engine.store().read(java.nio.file.Path.of(state.dataFile()), v1Version, b, state.crc32c(b), (long) b * BLOCK, block);
+          assertThat(block.array()).as("cached block %s of v1", b).isEqualTo(java.util.Arrays.copyOfRange(v1, b * BLOCK, b * BLOCK + length));
+        }
+
+        // and the next open reads v2 (in ttl mode too: a stale version is not trusted again)
+        byte[] again = new byte[LENGTH];
+        try (FSDataInputStream in = cached.open(path)) {
+          in.readFully(0, again);
+        }
+        assertThat(again).isEqualTo(v2);
       }
     }
   }

@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -37,6 +36,13 @@ import org.slf4j.LoggerFactory;
  * copied out of the fetched buffer before the buffer is written to the cache (on the writer
  * executor, unless strict mode wants write errors reported). Any cache-side failure falls back to a
  * source read of just the caller's bytes and is counted; strict mode rethrows it instead.
+ *
+ * <p>Ownership of grants: the blocks an {@code acquire} grants become {@link GrantedRun}s (one per
+ * chunk) held by a {@link GrantedRuns}; a fetch takes a run and ends it (commit what was written,
+ * give back the rest) or hands it to the writer, which ends it. Try-with-resources closes whatever
+ * nobody took, so a read that fails in any run leaves no block in flight until its lease expires.
+ * The chunks one read fetches in parallel are a {@link ChunkFetches}, waited for before the read
+ * returns or throws: nothing writes into a caller's buffer after the call is over.
  */
 public final class BlockReader {
   private static final Logger LOG = LoggerFactory.getLogger(BlockReader.class);
@@ -442,164 +448,153 @@ public final class BlockReader {
       readSource(s, position, part);
       return;
     }
-    List<CompletableFuture<Void>> pending = new ArrayList<>();
-    int b = first;
-    while (b < end) {
-      BlockState state = lease.state(b);
-      int runEnd = b + 1;
-      while (runEnd < end && lease.state(runEnd) == state) {
-        runEnd++;
-      }
-      long from = Math.max(position, (long) b * blockSize);
-      long to = Math.min(position + part.remaining(), (long) runEnd * blockSize);
-      ByteBuffer slice = part.slice((int) (from - position), (int) (to - from));
-      switch (state) {
-        case GRANTED -> fetchGranted(s, lease, b, runEnd, from, slice, pending);
-        case CACHED -> readCachedRun(s, lease, b, runEnd, from, slice, false);
-        case IN_FLIGHT -> awaitInFlight(s, b, runEnd, from, slice);
-        case DENIED, MISSING -> {
-          s.stats.add(CacheCounter.FALLBACK_NO_SPACE, runEnd - b);
-          readSource(s, from, slice);
+    // closed in reverse order: first wait for every chunk writing into part, then give back the grants nobody fetched
+    try (GrantedRuns granted = new GrantedRuns(service, inFlight, lease, first, end, chunkBlocks); ChunkFetches fetches = new ChunkFetches(fetchExecutor)) {
+      try {
+        int b = first;
+        while (b < end) {
+          BlockState state = lease.state(b);
+          int runEnd = b + 1;
+          while (runEnd < end && lease.state(runEnd) == state) {
+            runEnd++;
+          }
+          long from = Math.max(position, (long) b * blockSize);
+          long to = Math.min(position + part.remaining(), (long) runEnd * blockSize);
+          ByteBuffer slice = part.slice((int) (from - position), (int) (to - from));
+          switch (state) {
+            case GRANTED -> fetchGranted(s, granted.in(b, runEnd), granted, fetches, from, slice);
+            case CACHED -> readCachedRun(s, lease, b, runEnd, from, slice, false);
+            case IN_FLIGHT -> awaitInFlight(s, b, runEnd, from, slice);
+            case DENIED, MISSING -> {
+              s.stats.add(CacheCounter.FALLBACK_NO_SPACE, runEnd - b);
+              readSource(s, from, slice);
+            }
+          }
+          b = runEnd;
         }
+      } catch (IOException | RuntimeException | Error e) {
+        fetches.cancel();
+        throw e;
       }
-      b = runEnd;
     }
-    join(pending);
   }
 
-  /** Fetches granted blocks {@code [first, end)} in chunks: the first in this thread, the others in parallel. */
-  private void fetchGranted(ReadSession s, BlockRange lease, int first, int end, long position, ByteBuffer part, List<CompletableFuture<Void>> pending)
+  /** Fetches granted {@code runs} (one chunk each) into {@code part}: the first in this thread, the others in parallel. */
+  private void fetchGranted(ReadSession s, List<GrantedRun> runs, GrantedRuns granted, ChunkFetches fetches, long position, ByteBuffer part)
       throws IOException {
-    List<int[]> chunks = new ArrayList<>();
-    for (int c = first; c < end; c += chunkBlocks) {
-      chunks.add(new int[] {c, Math.min(end, c + chunkBlocks)});
-    }
-    for (int i = 1; i < chunks.size(); i++) {
-      int[] chunk = chunks.get(i);
-      try {
-        pending.add(CompletableFuture.runAsync(() -> {
-          try {
-            fetchChunk(s, lease, chunk[0], chunk[1], position, part);
-          } catch (IOException e) {
-            throw new CompletionException(e);
-          }
-        }, fetchExecutor));
-      } catch (RejectedExecutionException e) {
-        fetchChunk(s, lease, chunk[0], chunk[1], position, part);
+    for (int i = 1; i < runs.size(); i++) {
+      GrantedRun run = granted.take(runs.get(i));
+      if (!fetches.submit(run, r -> fetchForRead(s, r, position, part))) {
+        fetchForRead(s, run, position, part);
       }
     }
-    try {
-      fetchChunk(s, lease, chunks.get(0)[0], chunks.get(0)[1], position, part);
-    } catch (IOException | RuntimeException e) {
-      // the other chunks write into the caller's buffer: let them finish before the caller sees the failure
-      for (CompletableFuture<Void> future : pending) {
-        try {
-          future.join();
-        } catch (CompletionException | java.util.concurrent.CancellationException ignored) {
-          // the first failure is the one reported
-        }
-      }
-      throw e;
+    if (!runs.isEmpty()) {
+      fetchForRead(s, granted.take(runs.get(0)), position, part);
     }
   }
 
   /**
-   * Fetches granted blocks {@code [first, end)} with one source read, copies the part of them inside
+   * Fetches the blocks of {@code run} with one source read, copies the part of them inside
    * {@code [position, position + part.remaining())} into {@code part} (absolute puts: chunks of one
-   * read fill disjoint regions in parallel), then writes and commits them.
+   * read fill disjoint regions in parallel), then writes and commits them, in the background unless
+   * strict mode wants write errors reported. Ends {@code run}, or hands it to the writer.
    */
-  private void fetchChunk(ReadSession s, BlockRange lease, int first, int end, long position, ByteBuffer part) throws IOException {
-    if (part != null) {
-      inFlight.register(s.version, first, end);
-    }
-    long start = (long) first * blockSize;
-    int length = (int) (Math.min((long) end * blockSize, s.version.length()) - start);
-    byte[] bytes = new byte[length];
+  private void fetchForRead(ReadSession s, GrantedRun run, long position, ByteBuffer part) throws IOException {
+    boolean handedOn = false;
     try {
-      s.source.readFully(start, bytes, 0, length);
-    } catch (IOException | RuntimeException e) {
-      inFlight.finish(s.version, first, end, e);
-      abortQuietly(lease.leaseId(), first, end, false);
-      throw e;
-    }
-    inFlight.publish(s.version, first, bytes, blockSize);
-    s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
-    s.stats.add(CacheCounter.SOURCE_BYTES, length);
-    if (part != null) {
+      byte[] bytes = fetch(s, run);
+      long start = (long) run.first() * blockSize;
       long from = Math.max(position, start);
-      long to = Math.min(position + part.remaining(), start + length);
+      long to = Math.min(position + part.remaining(), start + bytes.length);
       if (from < to) {
         part.put((int) (from - position), bytes, (int) (from - start), (int) (to - from));
         s.stats.add(CacheCounter.MISS_BYTES, to - from);
         s.stats.add(CacheCounter.MISS_BLOCKS, block(to - 1) - block(from) + 1);
       }
-    }
-    if (config.strictMode() || part == null) {
-      try {
-        writeAndCommit(s, lease.leaseId(), Path.of(lease.dataFile()), first, end, bytes);
-      } finally {
-        inFlight.finish(s.version, first, end, null);
+      if (config.strictMode()) {
+        writeAndCommit(s, run, bytes);
+      } else {
+        handedOn = writeInBackground(s, run, bytes);
       }
-      return;
-    }
-    try {
-      writeExecutor.execute(() -> {
-        try {
-          writeAndCommit(s, lease.leaseId(), Path.of(lease.dataFile()), first, end, bytes);
-        } catch (IOException e) {
-          // counted and logged by writeAndCommit; the caller already has its bytes
-        } finally {
-          inFlight.finish(s.version, first, end, null);
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      inFlight.finish(s.version, first, end, null);
-      abortQuietly(lease.leaseId(), first, end, false);
+    } finally {
+      if (!handedOn) {
+        run.close();
+      }
     }
   }
 
+  /** Fetches, writes and commits the blocks of {@code run} in this thread, for nobody's read (read-ahead, fills); ends {@code run}. */
+  private void fetchAndCache(ReadSession s, GrantedRun run) throws IOException {
+    try (run) {
+      writeAndCommit(s, run, fetch(s, run));
+    }
+  }
 
-  private void writeAndCommit(ReadSession s, long leaseId, Path dataFile, int first, int end, byte[] bytes) throws IOException {
-    int count = end - first;
-    int[] blocks = new int[count];
-    int[] crcs = new int[count];
+  /** Reads the blocks of {@code run} from the source with one request and hands them to readers of this JVM waiting for them. */
+  private byte[] fetch(ReadSession s, GrantedRun run) throws IOException {
+    long start = (long) run.first() * blockSize;
+    int length = (int) (Math.min((long) run.end() * blockSize, s.version.length()) - start);
+    byte[] bytes = new byte[length];
+    s.source.readFully(start, bytes, 0, length);
+    run.publish(bytes, blockSize);
+    s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
+    s.stats.add(CacheCounter.SOURCE_BYTES, length);
+    return bytes;
+  }
+
+  /** Writes and commits {@code run} on the writer executor, which then owns it; false when the executor refused (the caller still owns it). */
+  private boolean writeInBackground(ReadSession s, GrantedRun run, byte[] bytes) {
+    try {
+      writeExecutor.execute(() -> {
+        try (run) {
+          writeAndCommit(s, run, bytes);
+        } catch (IOException e) {
+          // counted and logged by writeAndCommit; the caller already has its bytes
+        }
+      });
+      return true;
+    } catch (RejectedExecutionException e) {
+      return false;
+    }
+  }
+
+  /** Writes the blocks of {@code run} to its data file and settles it: commits what was written, gives back the rest. */
+  private void writeAndCommit(ReadSession s, GrantedRun run, byte[] bytes) throws IOException {
+    int first = run.first();
+    int end = run.end();
+    Path dataFile = run.dataFile();
+    int[] crcs = new int[end - first];
     int written = 0;
+    run.writing();
     try {
       for (int b = first; b < end; b++) {
         int offset = (b - first) * blockSize;
         int blockLength = Math.min(blockSize, bytes.length - offset);
         crcs[written] = store.write(dataFile, s.version, b, ByteBuffer.wrap(bytes, offset, blockLength));
-        blocks[written++] = b;
+        written++;
       }
       s.stats.add(CacheCounter.CACHE_WRITE_BYTES, bytes.length);
     } catch (java.nio.file.NoSuchFileException e) {
-      inFlight.finish(s.version, first, end, null);
       // the object was evicted or invalidated while its blocks were fetched (the metadata service
       // deleted its file; writers never create one): nothing to write into, not a failure
       LOG.debug("Blocks [{}, {}) of {} not cached: {} was evicted while they were fetched", first, end, s.version.path(), dataFile);
-      abortQuietly(leaseId, first, end, written > 0);
+      settleQuietly(s, run, 0, crcs, written > 0);
       return;
     } catch (IOException | RuntimeException e) {
-      inFlight.finish(s.version, first, end, null);
       s.stats.add(CacheCounter.FALLBACK_CACHE_WRITE, 1);
       LOG.warn("Writing blocks [{}, {}) of {} to cache file {} failed; they stay uncached", first, end, s.version.path(), dataFile, e);
-      abortQuietly(leaseId, first + written, end, true);
-      if (written > 0) {
-        commitQuietly(s, leaseId, java.util.Arrays.copyOf(blocks, written), java.util.Arrays.copyOf(crcs, written));
-      }
+      settleQuietly(s, run, written, crcs, true);
       if (config.strictMode()) {
         throw e instanceof IOException io ? io : new IOException(e);
       }
       return;
     }
-    // readers of this JVM stop taking these blocks from memory before the commit makes them visible in the cache
-    inFlight.finish(s.version, first, end, null);
-    commitQuietly(s, leaseId, blocks, crcs);
+    settleQuietly(s, run, written, crcs, false);
   }
 
-  private void commitQuietly(ReadSession s, long leaseId, int[] blocks, int[] crcs) throws IOException {
+  private void settleQuietly(ReadSession s, GrantedRun run, int written, int[] crcs, boolean restWritten) throws IOException {
     try {
-      service.commit(leaseId, blocks, crcs);
+      run.settle(written, crcs, restWritten);
     } catch (IOException | RuntimeException e) {
       metadataFailure(s, e);
     }
@@ -659,33 +654,23 @@ public final class BlockReader {
       LOG.debug("Read-ahead of {} blocks [{}, {}) skipped", s.version.path(), first, end, e);
       return;
     }
-    int b = first;
-    while (b < end) {
-      if (lease.state(b) != BlockState.GRANTED) {
-        b++;
-        continue;
+    // nobody waits for read-ahead: each chunk task ends its run, a refused one is given back when granted closes
+    try (GrantedRuns granted = new GrantedRuns(service, inFlight, lease, first, end, chunkBlocks)) {
+      for (GrantedRun run : granted.in(first, end)) {
+        s.stats.add(CacheCounter.READAHEAD_BLOCKS, run.end() - run.first());
+        try {
+          fetchExecutor.execute(() -> {
+            try {
+              fetchAndCache(s, run);
+            } catch (IOException | RuntimeException e) {
+              LOG.debug("Read-ahead of {} blocks [{}, {}) failed", s.version.path(), run.first(), run.end(), e);
+            }
+          });
+          granted.take(run);
+        } catch (RejectedExecutionException e) {
+          LOG.debug("Read-ahead of {} blocks [{}, {}) refused", s.version.path(), run.first(), run.end(), e);
+        }
       }
-      int chunkEnd = b + 1;
-      while (chunkEnd < end && chunkEnd - b < chunkBlocks && lease.state(chunkEnd) == BlockState.GRANTED) {
-        chunkEnd++;
-      }
-      int chunkStart = b;
-      int chunkStop = chunkEnd;
-      s.stats.add(CacheCounter.READAHEAD_BLOCKS, chunkStop - chunkStart);
-      inFlight.register(s.version, chunkStart, chunkStop);
-      try {
-        fetchExecutor.execute(() -> {
-          try {
-            fetchChunk(s, lease, chunkStart, chunkStop, 0, null);
-          } catch (IOException | RuntimeException e) {
-            LOG.debug("Read-ahead of {} blocks [{}, {}) failed", s.version.path(), chunkStart, chunkStop, e);
-          }
-        });
-      } catch (RejectedExecutionException e) {
-        inFlight.finish(s.version, chunkStart, chunkStop, e);
-        abortQuietly(lease.leaseId(), chunkStart, chunkStop, false);
-      }
-      b = chunkEnd;
     }
   }
 
@@ -700,57 +685,30 @@ public final class BlockReader {
    */
   BlockRange fill(ReadSession s, int first, int end, long waitMillis) throws IOException {
     BlockRange lease = service.acquire(s.version, first, end);
-    List<int[]> chunks = new ArrayList<>();
     boolean othersFetching = false;
-    int b = first;
-    while (b < end) {
-      BlockState state = lease.state(b);
-      int runEnd = b + 1;
-      while (runEnd < end && lease.state(runEnd) == state) {
-        runEnd++;
-      }
-      if (state == BlockState.GRANTED) {
-        for (int c = b; c < runEnd; c += chunkBlocks) {
-          chunks.add(new int[] {c, Math.min(runEnd, c + chunkBlocks)});
-        }
-      }
-      othersFetching |= state == BlockState.IN_FLIGHT;
-      b = runEnd;
+    for (int b = first; b < end; b++) {
+      othersFetching |= lease.state(b) == BlockState.IN_FLIGHT;
     }
-    List<CompletableFuture<Void>> pending = new ArrayList<>();
-    for (int i = 1; i < chunks.size(); i++) {
-      int[] chunk = chunks.get(i);
+    try (GrantedRuns granted = new GrantedRuns(service, inFlight, lease, first, end, chunkBlocks); ChunkFetches fetches = new ChunkFetches(fetchExecutor)) {
       try {
-        pending.add(CompletableFuture.runAsync(() -> {
-          try {
-            fetchChunk(s, lease, chunk[0], chunk[1], 0, null);
-          } catch (IOException e) {
-            throw new CompletionException(e);
+        List<GrantedRun> runs = granted.in(first, end);
+        for (int i = 1; i < runs.size(); i++) {
+          GrantedRun run = granted.take(runs.get(i));
+          if (!fetches.submit(run, r -> fetchAndCache(s, r))) {
+            run.close();
           }
-        }, fetchExecutor));
-      } catch (RejectedExecutionException e) {
-        abortQuietly(lease.leaseId(), chunk[0], chunk[1], false);
-      }
-    }
-    IOException failure = null;
-    if (!chunks.isEmpty()) {
-      try {
-        fetchChunk(s, lease, chunks.get(0)[0], chunks.get(0)[1], 0, null);
-      } catch (IOException | RuntimeException e) {
-        failure = e instanceof IOException io ? io : new IOException("Filling blocks of " + s.version.path() + " failed", e);
-      }
-    }
-    for (CompletableFuture<Void> future : pending) {
-      try {
-        future.join();
-      } catch (CompletionException e) {
-        if (failure == null || (e.getCause() instanceof StaleVersionException && !(failure instanceof StaleVersionException))) {
-          failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         }
+        if (!runs.isEmpty()) {
+          fetchAndCache(s, granted.take(runs.get(0)));
+        }
+      } catch (IOException | RuntimeException | Error e) {
+        fetches.cancel();
+        throw e;
       }
-    }
-    if (failure != null) {
-      throw failure;
+    } catch (IOException e) {
+      throw staleFirst(e);
+    } catch (RuntimeException e) {
+      throw new IOException("Filling blocks [" + first + ", " + end + ") of " + s.version.path() + " failed", e);
     }
     if (othersFetching) {
       try {
@@ -761,6 +719,19 @@ public final class BlockReader {
       }
     }
     return service.status(s.version, first, end);
+  }
+
+  /** {@code e}, or the {@link StaleVersionException} among its suppressed failures: the one that tells a peer the version is gone. */
+  private static IOException staleFirst(IOException e) {
+    if (e instanceof StaleVersionException) {
+      return e;
+    }
+    for (Throwable suppressed : e.getSuppressed()) {
+      if (suppressed instanceof StaleVersionException stale) {
+        return stale;
+      }
+    }
+    return e;
   }
 
   private void readSource(ReadSession s, long position, ByteBuffer part) throws IOException {
@@ -797,34 +768,6 @@ public final class BlockReader {
       service.reportCorrupt(version, block);
     } catch (IOException | RuntimeException e) {
       LOG.warn("Could not report corrupt block {} of {}", block, version, e);
-    }
-  }
-
-  private void abortQuietly(long leaseId, int first, int end, boolean written) {
-    if (leaseId == 0 || first >= end) {
-      return;
-    }
-    int[] blocks = new int[end - first];
-    for (int i = 0; i < blocks.length; i++) {
-      blocks[i] = first + i;
-    }
-    try {
-      service.abort(leaseId, blocks, written);
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("Could not abort lease {} blocks [{}, {})", leaseId, first, end, e);
-    }
-  }
-
-  private static void join(List<CompletableFuture<Void>> pending) throws IOException {
-    for (CompletableFuture<Void> future : pending) {
-      try {
-        future.join();
-      } catch (CompletionException e) {
-        if (e.getCause() instanceof IOException io) {
-          throw io;
-        }
-        throw e;
-      }
     }
   }
 

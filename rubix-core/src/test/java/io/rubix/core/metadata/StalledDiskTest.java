@@ -118,4 +118,3 @@ class StalledDiskTest {
     assertThat(service.status(stuck, 0, 1).state(0)).isEqualTo(BlockState.CACHED);
   }
 }
-

@@ -1,0 +1,119 @@
+package io.rubix.core.read;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.CacheMetadataService;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Blocks {@code [first, end)} granted under one lease and owned by one fetch. Creating it registers
+ * the blocks in this JVM's {@link InFlightBuffers}; it ends exactly once, by {@link #settle} (the
+ * writer commits what it wrote and gives back the rest) or by {@link #close} (a fetch that failed,
+ * was skipped or never reached the writer gives every block back). One owner at a time: whoever
+ * holds a run either ends it or hands it on, so try-with-resources on every path ends every grant
+ * and no block stays in flight until its lease expires.
+ */
+final class GrantedRun implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GrantedRun.class);
+
+  private final CacheMetadataService service;
+  private final InFlightBuffers inFlight;
+  private final ObjectVersion version;
+  private final long leaseId;
+  private final Path dataFile;
+  private final int first;
+  private final int end;
+  private final AtomicBoolean ended = new AtomicBoolean();
+  private volatile boolean writing;
+
+  GrantedRun(CacheMetadataService service, InFlightBuffers inFlight, ObjectVersion version, long leaseId, Path dataFile, int first, int end) {
+    this.service = requireNonNull(service, "service is null");
+    this.inFlight = requireNonNull(inFlight, "inFlight is null");
+    this.version = requireNonNull(version, "version is null");
+    this.dataFile = requireNonNull(dataFile, "dataFile is null");
+    if (first < 0 || end <= first) {
+      throw new IllegalArgumentException("Invalid block run [" + first + ", " + end + ") of " + version.path());
+    }
+    this.leaseId = leaseId;
+    this.first = first;
+    this.end = end;
+    inFlight.register(version, first, end);
+  }
+
+  int first() {
+    return first;
+  }
+
+  int end() {
+    return end;
+  }
+
+  Path dataFile() {
+    return dataFile;
+  }
+
+  /** Hands the fetched bytes of the run's blocks to readers of this JVM waiting for them. */
+  void publish(byte[] bytes, int blockSize) {
+    inFlight.publish(version, first, bytes, blockSize);
+  }
+
+  /** Says that bytes of the run may reach the data file from now on; an abort then says the blocks may be written. */
+  void writing() {
+    writing = true;
+  }
+
+  /**
+   * Ends the run after a write: readers of this JVM stop taking its blocks from memory, the first
+   * {@code written} blocks are committed with {@code crc32c} and the others given back.
+   *
+   * @param restWritten whether bytes of the blocks given back may have reached the data file
+   * @throws IOException when the commit fails (the written blocks then stay granted until the lease expires)
+   */
+  void settle(int written, int[] crc32c, boolean restWritten) throws IOException {
+    if (!ended.compareAndSet(false, true)) {
+      throw new IllegalStateException("Blocks [" + first + ", " + end + ") of " + version.path() + " already ended");
+    }
+    // readers of this JVM stop taking these blocks from memory before the commit makes them visible in the cache
+    inFlight.finish(version, first, end, null);
+    abort(first + written, end, restWritten);
+    if (written > 0) {
+      int[] blocks = new int[written];
+      Arrays.setAll(blocks, i -> first + i);
+      service.commit(leaseId, blocks, Arrays.copyOf(crc32c, written));
+    }
+  }
+
+  /** Gives back every block of the run unless it was settled; readers of this JVM waiting for them see the fetch failed. */
+  @Override
+  public void close() {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    inFlight.finish(version, first, end, new IOException("Fetch of blocks [" + first + ", " + end + ") of " + version.path() + " did not complete"));
+    abort(first, end, writing);
+  }
+
+  private void abort(int from, int to, boolean written) {
+    if (leaseId == 0 || from >= to) {
+      return;
+    }
+    int[] blocks = new int[to - from];
+    Arrays.setAll(blocks, i -> from + i);
+    try {
+      service.abort(leaseId, blocks, written);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not abort lease {} blocks [{}, {}) of {}", leaseId, from, to, version.path(), e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "GrantedRun[" + version.path() + " blocks [" + first + ", " + end + ") lease " + leaseId + "]";
+  }
+}
