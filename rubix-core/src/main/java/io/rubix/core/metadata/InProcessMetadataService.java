@@ -401,19 +401,24 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       // the service creates data files and deletes them: writers only open them
       DataFiles.create(object.dataFile, object.version);
     } catch (IOException | RuntimeException e) {
-      List<CachedObject> dropped = new ArrayList<>();
+      boolean current;
       lock.lock();
       try {
         object.creating = false;
-        if (objects.get(object.version) == object) {
+        current = objects.get(object.version) == object;
+        if (current) {
           drop(object);
-          dropped.add(object);
         }
         inFlightCondition.signalAll();
       } finally {
         lock.unlock();
       }
-      deleteFiles(dropped);
+      deleteFiles(List.of(object));
+      if (!current) {
+        // invalidated or cleared meanwhile, and its files with it: not a broken cache; the caller's writes find no file
+        LOG.debug("{} was dropped while its cache file {} was created", object.version, object.dataFile, e);
+        return;
+      }
       throw new IOException("Cannot create cache file " + object.dataFile + " for " + object.version, e);
     }
     boolean droppedMeanwhile;
@@ -782,7 +787,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     DataFiles.BlockCheck check = DataFiles.check(object.dataFile, version, blockSize, block, crc, ByteBuffer.allocate(blockSize));
     if (check == DataFiles.BlockCheck.INTACT) {
-      LOG.info("A reader reported block {} of {} failed, but {} holds it intact (the reader's file was dropped meanwhile?)", block, version,
+      LOG.debug("A reader reported block {} of {} failed, but {} holds it intact (the reader's file was dropped meanwhile)", block, version,
           object.dataFile);
       return;
     }

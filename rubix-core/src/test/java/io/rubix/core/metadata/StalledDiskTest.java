@@ -117,4 +117,35 @@ class StalledDiskTest {
     assertThat(commit.get(10, TimeUnit.SECONDS)).isEqualTo(1);
     assertThat(service.status(stuck, 0, 1).state(0)).isEqualTo(BlockState.CACHED);
   }
+
+  /** An object invalidated while its files are being created: the creator's acquire does not fail, and no file is left behind. */
+  @Test
+  void anObjectDroppedWhileItsFilesAreCreatedLeavesNoFileAndNoFailure() throws Exception {
+    StallingJournal journal = new StallingJournal();
+    ObjectVersion version = new ObjectVersion("s3a://bucket/raced", 2L * BLOCK, 1, "e");
+    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(30),
+        System::nanoTime, journal)) {
+      Path dataFile = new io.rubix.spi.metadata.DataFileLayout(List.of(root)).dataFile(version, 0, 1);
+      journal.stallOn = dataFile.toString();
+      try {
+        CompletableFuture<BlockRange> acquire = CompletableFuture.supplyAsync(() -> {
+          try {
+            return service.acquire(version, 0, 2);
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+        assertThat(journal.stalled.await(10, TimeUnit.SECONDS)).as("creation reached the journal").isTrue();
+        assertThat(service.invalidatePath(version.path())).isEqualTo(1);
+        journal.release.countDown();
+        BlockRange lease = acquire.get(10, TimeUnit.SECONDS);
+        assertThat(lease.dataFile()).isEqualTo(dataFile.toString());
+        assertThat(dataFile).doesNotExist();
+        assertThat(service.status(version, 0, 2).state(0)).isEqualTo(BlockState.MISSING);
+        assertThat(service.usage().usedBytes()).isZero();
+      } finally {
+        journal.release.countDown();
+      }
+    }
+  }
 }
