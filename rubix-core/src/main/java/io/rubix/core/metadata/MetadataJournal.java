@@ -7,9 +7,10 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * Persists cache metadata so a restarted service is warm again. The service calls it under its lock,
- * in the order of the ordered-write rules: a block is journaled as published only after its bytes
- * are written, and an object's journal is removed before its data file.
+ * Persists cache metadata so a restarted service is warm again. The service calls it without holding
+ * its lock (journal writes are file I/O), in the order of the ordered-write rules: a block is
+ * journaled as published only after its bytes are written and checked, and before it is published in
+ * memory; an object's journal is removed before its data file. Implementations are thread-safe.
  */
 public interface MetadataJournal extends AutoCloseable {
   /** Starts the journal of a new cached object (before any of its blocks is published). */
@@ -61,21 +62,24 @@ public interface MetadataJournal extends AutoCloseable {
   record Recovered(ObjectVersion version, Path dataFile, int disk, long generation, BitSet published, int[] crc32c, BitSet charged) {}
 
   /** A journal that keeps nothing (embedded mode without persistence). */
-  MetadataJournal NONE = new MetadataJournal() {
+  MetadataJournal NONE = new Discarding();
+
+  /** Keeps nothing and recovers nothing; tests extend it to inject one fault. */
+  class Discarding implements MetadataJournal {
     @Override
-    public void created(ObjectVersion version, Path dataFile) {}
+    public void created(ObjectVersion version, Path dataFile) throws IOException {}
 
     @Override
-    public void published(Path dataFile, int[] blocks, int[] crc32c) {}
+    public void published(Path dataFile, int[] blocks, int[] crc32c) throws IOException {}
 
     @Override
-    public void unpublished(Path dataFile, int block) {}
+    public void unpublished(Path dataFile, int block) throws IOException {}
 
     @Override
-    public void charged(Path dataFile, int block) {}
+    public void charged(Path dataFile, int block) throws IOException {}
 
     @Override
-    public void dropped(Path dataFile) {}
+    public void dropped(Path dataFile) throws IOException {}
 
     @Override
     public Recovery recover(List<Path> roots, int blockSize) {
@@ -84,5 +88,5 @@ public interface MetadataJournal extends AutoCloseable {
 
     @Override
     public void close() {}
-  };
+  }
 }

@@ -253,29 +253,11 @@ class FileMetadataJournalTest {
 
   @Test
   void aJournalThatFailsAsAWholeLeavesTheServiceEmptyInsteadOfFailingItsConstruction() {
-    MetadataJournal broken = new MetadataJournal() {
-      @Override
-      public void created(ObjectVersion version, Path dataFile) {}
-
-      @Override
-      public void published(Path dataFile, int[] blocks, int[] crc32c) {}
-
-      @Override
-      public void unpublished(Path dataFile, int block) {}
-
-      @Override
-      public void charged(Path dataFile, int block) {}
-
-      @Override
-      public void dropped(Path dataFile) {}
-
+    MetadataJournal broken = new MetadataJournal.Discarding() {
       @Override
       public Recovery recover(List<Path> roots, int blockSize) {
         throw new UncheckedIOException(new IOException("disk gone"));
       }
-
-      @Override
-      public void close() {}
     };
     try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 30), Duration.ofSeconds(30),
         System::nanoTime, broken)) {

@@ -26,7 +26,7 @@ class StalledDiskTest {
   Path root;
 
   /** A journal whose writes for one data file block until released. */
-  private static final class StallingJournal implements MetadataJournal {
+  private static final class StallingJournal extends MetadataJournal.Discarding {
     final CountDownLatch stalled = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
     volatile String stallOn = "";
@@ -51,23 +51,6 @@ class StalledDiskTest {
     public void published(Path dataFile, int[] blocks, int[] crc32c) {
       maybeStall(dataFile);
     }
-
-    @Override
-    public void unpublished(Path dataFile, int block) {}
-
-    @Override
-    public void charged(Path dataFile, int block) {}
-
-    @Override
-    public void dropped(Path dataFile) {}
-
-    @Override
-    public Recovery recover(List<Path> roots, int blockSize) {
-      return new Recovery(List.of(), List.of(), 0);
-    }
-
-    @Override
-    public void close() {}
   }
 
   @Test
