@@ -5,10 +5,10 @@ import io.rubix.bookkeeper.BookKeeperConfig;
 import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.cluster.ClusterConfig;
 import io.rubix.core.client.ClientConfig;
-import io.rubix.core.config.ConfigReader;
-import io.rubix.spi.config.CacheKeys;
+import io.rubix.core.config.CacheConfig;
 import io.rubix.spi.thrift.TServiceInfo;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -37,7 +37,7 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
     int port = client.port();
     boolean embedded = false;
     try {
-      TServiceInfo info = probe(client, blockSize(conf));
+      TServiceInfo info = probe(client, CacheConfig.blockSize(conf));
       if (info != null) {
         LOG.info("Executor {} uses the BookKeeper {} at {}:{}", context.executorID(), info.getNodeId(), client.host(), port);
       } else {
@@ -74,10 +74,6 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
     }
   }
 
-  private static int blockSize(Configuration conf) {
-    return (int) new ConfigReader(conf).getBytes(CacheKeys.BLOCK_SIZE, 4096, Integer.MAX_VALUE);
-  }
-
   private static BookKeeper startBookKeeper(Configuration conf, ClientConfig client) {
     BookKeeperConfig config = BookKeeperConfig.from(conf);
     try {
@@ -88,7 +84,7 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
         LOG.info("Another JVM of this node started the BookKeeper on port {}; using it", client.port());
         return null;
       }
-      throw new java.io.UncheckedIOException("Starting the embedded BookKeeper on port " + config.port() + " failed", e);
+      throw new UncheckedIOException("Starting the embedded BookKeeper on port " + config.port() + " failed", e);
     }
   }
 

@@ -3,6 +3,7 @@ package io.rubix.core.cluster;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.Admission;
+import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.spi.config.BookKeeperKeys;
@@ -54,7 +55,7 @@ public record ClusterConfig(
     Admission admission = reader.isSet(ClusterKeys.ADMISSION)
         ? reader.getEnum(ClusterKeys.ADMISSION, Admission.class)
         : none ? Admission.ALL : Admission.OWNER_ONLY;
-    long blockSize = reader.getBytes(CacheKeys.BLOCK_SIZE, 4096, 256L << 20);
+    long blockSize = CacheConfig.blockSize(conf);
     long splitSize = reader.getBytes(ClusterKeys.FILESPLIT_SIZE, 1, 1L << 40);
     if (splitSize < blockSize) {
       throw new InvalidConfigException(ClusterKeys.FILESPLIT_SIZE, Long.toString(splitSize),

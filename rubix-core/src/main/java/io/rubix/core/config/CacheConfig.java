@@ -35,6 +35,9 @@ public record CacheConfig(
     int statusCacheEntries,
     boolean jmxEnabled) {
 
+  public static final int MIN_BLOCK_SIZE = 4096;
+  public static final int MAX_BLOCK_SIZE = 256 << 20;
+
   public CacheConfig {
     requireNonNull(cacheDirs, "cacheDirs is null");
     cacheDirs = List.copyOf(cacheDirs);
@@ -60,7 +63,7 @@ public record CacheConfig(
   public static CacheConfig from(Configuration conf) {
     ConfigReader reader = new ConfigReader(conf);
     boolean enabled = reader.getBoolean(CacheKeys.ENABLED);
-    int blockSize = (int) reader.getBytes(CacheKeys.BLOCK_SIZE, 4096, 256L << 20);
+    int blockSize = blockSize(reader);
     return new CacheConfig(
         enabled,
         blockSize,
@@ -81,6 +84,15 @@ public record CacheConfig(
         reader.getBytes(CacheKeys.FETCH_CHUNK, 4096, 1L << 30),
         reader.getInt(CacheKeys.STATUS_CACHE_ENTRIES, 1, 100_000_000),
         reader.getBoolean(CacheKeys.JMX_ENABLED));
+  }
+
+  /** {@code rubix.cache.block.size}, 4k to 256m: the one parse of it, for components that need the block size alone (a probe, a split size check). */
+  public static int blockSize(Configuration conf) {
+    return blockSize(new ConfigReader(conf));
+  }
+
+  private static int blockSize(ConfigReader reader) {
+    return (int) reader.getBytes(CacheKeys.BLOCK_SIZE, MIN_BLOCK_SIZE, MAX_BLOCK_SIZE);
   }
 
   /** The configured cache directories ({@code rubix.cache.dirs}, or the prefix/suffix form), absolute and normalized. */
