@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -124,7 +123,10 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
     } catch (FileNotFoundException e) {
       throw new StaleVersionException("Source no longer has " + version, e);
     }
-    String etag = status instanceof EtagSource source && source.getEtag() != null ? source.getEtag() : "";
+    String etag = StatusTracker.etagOf(status);
+    if (etag == null) {
+      etag = "";
+    }
     boolean same = status.isFile() && status.getLen() == version.length()
         && (!version.etag().isEmpty() ? version.etag().equals(etag) : version.modificationTime() == 0 || version.modificationTime() == status.getModificationTime());
     if (!same) {
