@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.rubix.core.config.CacheConfig;
-import io.rubix.core.config.Freshness;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.core.peer.OwnerFetcher;
 import io.rubix.core.read.Source;
@@ -50,7 +49,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
   private final Configuration conf;
   /** Open file systems by {@code scheme://authority}; the removal listener closes them. */
   private final Cache<String, FileSystem> fileSystems;
-  private final Cache<ObjectVersion, FileStatus> checked;
+  private final RecentStatuses<ObjectVersion> checked;
   private volatile boolean closed;
 
   /**
@@ -63,11 +62,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
     for (Map.Entry<String, String> entry : conf) {
       this.conf.set(entry.getKey(), entry.getValue());
     }
-    Caffeine<Object, Object> builder = Caffeine.newBuilder().maximumSize(cache.statusCacheEntries());
-    if (cache.freshness() == Freshness.TTL) {
-      builder.expireAfterWrite(cache.freshnessTtl());
-    }
-    this.checked = cache.freshness() == Freshness.STRICT ? null : builder.build();
+    this.checked = RecentStatuses.of(cache);
     this.fileSystems = Caffeine.newBuilder().maximumSize(MAX_FILE_SYSTEMS).executor(Runnable::run)
         .<String, FileSystem>removalListener((key, fs, cause) -> closeQuietly(fs)).build();
   }
@@ -113,7 +108,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
   }
 
   private FileStatus check(FileSystem fs, Path path, ObjectVersion version) throws IOException {
-    FileStatus known = checked == null ? null : checked.getIfPresent(version);
+    FileStatus known = checked.get(version);
     if (known != null) {
       return known;
     }
@@ -133,9 +128,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
       throw new StaleVersionException("Source has " + path + " with length " + status.getLen() + ", modification time " + status.getModificationTime()
           + ", ETag " + etag + "; asked for " + version);
     }
-    if (checked != null) {
-      checked.put(version, status);
-    }
+    checked.put(version, status);
     return status;
   }
 

@@ -2,8 +2,6 @@ package io.rubix.hadoop;
 
 import static java.util.Objects.requireNonNull;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.Freshness;
@@ -26,15 +24,11 @@ final class StatusTracker {
   }
 
   private final Freshness freshness;
-  private final Cache<Path, FileStatus> recent;
+  private final RecentStatuses<Path> recent;
 
   StatusTracker(CacheConfig config) {
     this.freshness = config.freshness();
-    Caffeine<Object, Object> builder = Caffeine.newBuilder().maximumSize(config.statusCacheEntries());
-    if (freshness == Freshness.TTL) {
-      builder.expireAfterWrite(config.freshnessTtl());
-    }
-    this.recent = freshness == Freshness.STRICT ? null : builder.build();
+    this.recent = RecentStatuses.of(config);
   }
 
   /**
@@ -45,24 +39,18 @@ final class StatusTracker {
   FileStatus resolve(Path path, FileStatus given, long knownLength, StatusLookup lookup) throws IOException {
     requireNonNull(path, "path is null");
     if (given != null) {
-      if (recent != null) {
-        recent.put(path, given);
-      }
+      recent.put(path, given);
       return given;
     }
-    if (recent != null) {
-      FileStatus known = recent.getIfPresent(path);
-      if (known != null) {
-        return known;
-      }
-      if (freshness == Freshness.IMMUTABLE && knownLength >= 0) {
-        return new FileStatus(knownLength, false, 1, 0, 0, path);
-      }
+    FileStatus known = recent.get(path);
+    if (known != null) {
+      return known;
+    }
+    if (freshness == Freshness.IMMUTABLE && knownLength >= 0) {
+      return new FileStatus(knownLength, false, 1, 0, 0, path);
     }
     FileStatus status = lookup.lookup(path);
-    if (recent != null) {
-      recent.put(path, status);
-    }
+    recent.put(path, status);
     return status;
   }
 
@@ -73,9 +61,7 @@ final class StatusTracker {
 
   /** Forgets what is known about {@code path}, after it was written, renamed or deleted through this file system. */
   void forget(Path path) {
-    if (recent != null) {
-      recent.invalidate(path);
-    }
+    recent.forget(path);
   }
 
   /** The ETag of {@code status}, or null when it has none or this Hadoop has no ETags (before 3.3.2). */
