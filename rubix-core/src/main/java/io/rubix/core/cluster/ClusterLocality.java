@@ -124,7 +124,7 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
   /** Whether this node caches the block of {@code path} starting at {@code offset} ({@code rubix.cache.admission}). */
   @Override
   public boolean admits(String path, long offset) {
-    if (config.admission() == Admission.ALL) {
+    if (admitsAll()) {
       return true;
     }
     Ring r = ring();
@@ -136,6 +136,12 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
     }
     int owner = r.rendezvous.owner(Rendezvous.key(Rendezvous.pathHash(path), offset / config.splitSize()));
     return r.rendezvous.node(owner).equals(r.view.local().get());
+  }
+
+  /** True with {@code rubix.cache.admission=all}: this node caches every block it reads, whoever owns it. */
+  @Override
+  public boolean admitsAll() {
+    return config.admission() == Admission.ALL;
   }
 
   private Ring ring() {

@@ -50,6 +50,7 @@ public final class BlockReader {
   private static final int STATUS_WINDOW = 64;
 
   private final CacheConfig config;
+  private final FailurePolicy failures;
   private final int blockSize;
   private final int chunkBlocks;
   private final int readAheadMaxBlocks;
@@ -59,6 +60,8 @@ public final class BlockReader {
   private final Executor writeExecutor;
   private final InFlightBuffers inFlight = new InFlightBuffers();
   private final BlockAdmission admission;
+  /** {@code admission.admitsAll()}, asked once. */
+  private final boolean admitsAll;
   private final PeerReader peers;
   /** Peer transfers in flight in this JVM, or null without peer reads. */
   private final PeerTransfers transfers;
@@ -79,7 +82,9 @@ public final class BlockReader {
     this.peers = peers;
     this.transfers = peers == null ? null : new PeerTransfers(peers);
     this.admission = requireNonNull(admission, "admission is null");
+    this.admitsAll = admission.admitsAll();
     this.config = requireNonNull(config, "config is null");
+    this.failures = FailurePolicy.of(config);
     this.service = requireNonNull(service, "service is null");
     this.store = requireNonNull(store, "store is null");
     this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
@@ -122,7 +127,7 @@ public final class BlockReader {
     if (readAhead != null) {
       readAhead(s, readAhead[0], readAhead[1]);
     }
-    if (transfers != null && admission != BlockAdmission.ALL) {
+    if (transfers != null && !admitsAll) {
       int[] peerAhead = s.notePeerRead(block(position), block(position + n - 1), peerReadAheadBlocks, chunkBlocks);
       if (peerAhead != null) {
         peerReadAhead(s, peerAhead[0], peerAhead[1]);
@@ -184,7 +189,7 @@ public final class BlockReader {
     if (status.allCached(first, end)) {
       return true;
     }
-    if (transfers == null || admission == BlockAdmission.ALL) {
+    if (transfers == null || admitsAll) {
       return false;
     }
     for (int b = first; b < end; b++) {
@@ -233,9 +238,7 @@ public final class BlockReader {
       } catch (IOException e) {
         s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
         LOG.warn("Reading block {} of {} from cache file {} failed; reading the source", b, s.version.path(), dataFile, e);
-        if (config.strictMode()) {
-          throw e;
-        }
+        failures.handle(e, e.getMessage());
       }
       s.recentStatus = null;
       slice = part.slice((int) (from - position), (int) (to - from));
@@ -295,7 +298,7 @@ public final class BlockReader {
 
   /** Acquires and reads blocks {@code [first, end)}; blocks this node does not admit are read from the source, uncached. */
   private void acquireAndRead(ReadSession s, int first, int end, long position, ByteBuffer part) throws IOException {
-    if (admission == BlockAdmission.ALL) {
+    if (admitsAll) {
       acquireAdmittedAndRead(s, first, end, position, part);
       return;
     }
@@ -511,7 +514,7 @@ public final class BlockReader {
         s.stats.add(CacheCounter.MISS_BYTES, to - from);
         s.stats.add(CacheCounter.MISS_BLOCKS, block(to - 1) - block(from) + 1);
       }
-      if (config.strictMode()) {
+      if (failures.writesBeforeReturning()) {
         writeAndCommit(s, run, bytes);
       } else {
         handedOn = writeInBackground(s, run, bytes);
@@ -584,9 +587,7 @@ public final class BlockReader {
       s.stats.add(CacheCounter.FALLBACK_CACHE_WRITE, 1);
       LOG.warn("Writing blocks [{}, {}) of {} to cache file {} failed; they stay uncached", first, end, s.version.path(), dataFile, e);
       settleQuietly(s, run, written, crcs, true);
-      if (config.strictMode()) {
-        throw e instanceof IOException io ? io : new IOException(e);
-      }
+      failures.handle(e, "Writing blocks [" + first + ", " + end + ") of " + s.version.path() + " to cache file " + dataFile + " failed");
       return;
     }
     settleQuietly(s, run, written, crcs, false);
@@ -634,9 +635,9 @@ public final class BlockReader {
     // only admitted blocks are read ahead: the others would be fetched into a cache that does not keep them
     int b = first;
     while (b < end) {
-      boolean admitted = admission == BlockAdmission.ALL || admits(s, b);
+      boolean admitted = admitsAll || admits(s, b);
       int runEnd = b + 1;
-      while (runEnd < end && (admission == BlockAdmission.ALL || admits(s, runEnd) == admitted)) {
+      while (runEnd < end && (admitsAll || admits(s, runEnd) == admitted)) {
         runEnd++;
       }
       if (admitted) {
@@ -758,9 +759,7 @@ public final class BlockReader {
     } else {
       LOG.warn("Cache metadata service failed for {}; reading the source", s.version.path(), e);
     }
-    if (config.strictMode()) {
-      throw e instanceof IOException io ? io : new IOException("Cache metadata service failed for " + s.version.path(), e);
-    }
+    failures.handle(e, "Cache metadata service failed for " + s.version.path());
   }
 
   private void reportCorrupt(ObjectVersion version, int block) {
