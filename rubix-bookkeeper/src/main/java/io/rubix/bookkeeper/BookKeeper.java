@@ -10,7 +10,6 @@ import io.rubix.bookkeeper.server.InlineCallServer;
 import io.rubix.bookkeeper.server.ServerCounters;
 import io.rubix.bookkeeper.transfer.TransferServer;
 import io.rubix.core.client.BookKeeperSecret;
-import io.rubix.core.metadata.DiskCapacity;
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerConfig;
@@ -68,17 +67,14 @@ public final class BookKeeper implements AutoCloseable {
   private BookKeeper(BookKeeperConfig config) throws IOException {
     this.config = requireNonNull(config, "config is null");
     List<Path> roots = new ArrayList<>();
-    List<Long> capacities = new ArrayList<>();
     for (Path dir : config.cache().cacheDirs()) {
       Path root = dir.resolve(ROOT);
       Files.createDirectories(root);
       restrictToGroup(root);
       roots.add(root);
-      capacities.add(DiskCapacity.of(config.cache(), dir));
     }
     long recoveryStart = System.nanoTime();
-    this.service = new InProcessMetadataService(config.cache().blockSize(), roots, capacities, config.cache().leaseTimeout(), System::nanoTime,
-        new FileMetadataJournal(config.cache().blockSize()), config.cache().maxObjects());
+    this.service = InProcessMetadataService.forDirectories(config.cache(), roots, new FileMetadataJournal(config.cache().blockSize()));
     LOG.info("Recovered {} blocks in {} ms", service.recoveredBlocks(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recoveryStart));
     TServiceInfo info = new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, config.cache().blockSize(), config.nodeId(), startedAt);
     BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats);

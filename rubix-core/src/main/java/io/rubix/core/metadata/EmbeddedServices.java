@@ -144,7 +144,6 @@ public final class EmbeddedServices {
       // the lock when that JVM dies, kill -9 included, so no state goes stale)
       List<FileChannel> locks = new ArrayList<>();
       List<Path> roots = new ArrayList<>();
-      List<Long> capacities = new ArrayList<>();
       List<Path> notOwned = new ArrayList<>();
       for (Path dir : dirs) {
         Path primary = dir.resolve(EMBEDDED).resolve(PRIMARY);
@@ -156,7 +155,6 @@ public final class EmbeddedServices {
           // so reads count it as a metadata failure (and fail in strict mode) instead of a full cache
           LOG.warn("Cache directory {} is not usable; reads will go to the source", dir, e);
           roots.add(primary);
-          capacities.add(DiskCapacity.of(config, dir));
           continue;
         }
         if (lock == null) {
@@ -165,7 +163,6 @@ public final class EmbeddedServices {
         }
         locks.add(lock);
         roots.add(primary);
-        capacities.add(DiskCapacity.of(config, dir));
         // private directories of JVMs of an older RubiX, which each took the whole cap
         deleteAbandonedQuietly(dir.resolve(EMBEDDED), null);
       }
@@ -177,12 +174,9 @@ public final class EmbeddedServices {
       if (roots.isEmpty()) {
         // a service with no space: every grant is denied before any file is created, every read goes to the source
         Path unused = dirs.get(0).resolve(EMBEDDED).resolve(PRIMARY);
-        return new Shared(new InProcessMetadataService(config.blockSize(), List.of(unused), List.of(0L), config.leaseTimeout(), System::nanoTime,
-            MetadataJournal.NONE, config.maxObjects()), locks);
+        return new Shared(InProcessMetadataService.withoutSpace(config, unused), locks);
       }
-      InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(),
-          System::nanoTime, new FileMetadataJournal(config.blockSize()), config.maxObjects());
-      return new Shared(service, locks);
+      return new Shared(InProcessMetadataService.forDirectories(config, roots, new FileMetadataJournal(config.blockSize())), locks);
     }
 
     /**

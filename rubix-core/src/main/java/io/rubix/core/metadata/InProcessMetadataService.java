@@ -2,6 +2,8 @@ package io.rubix.core.metadata;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.config.CacheConfig;
+
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.metadata.BlockRange;
@@ -98,6 +100,23 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   // @GuardedBy("lock")
   private long refusedBlocks;
   private long recoveryProblems;
+
+  /**
+   * The service for cache roots {@code roots} (one per cache directory) as {@code config} sets it up:
+   * its block size, lease timeout and most objects, and each root capped by {@link DiskCapacity}
+   * ({@code rubix.cache.max.size}, {@code rubix.cache.usage.percentage} of the root's disk). The one
+   * assembly of a service from configuration, for the BookKeeper and for embedded mode.
+   */
+  public static InProcessMetadataService forDirectories(CacheConfig config, List<Path> roots, MetadataJournal journal) {
+    List<Long> capacities = roots.stream().map(root -> DiskCapacity.of(config, root)).toList();
+    return new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime, journal, config.maxObjects());
+  }
+
+  /** A service configured as {@link #forDirectories} with no space: every grant is refused, every read goes to the source. */
+  public static InProcessMetadataService withoutSpace(CacheConfig config, Path root) {
+    return new InProcessMetadataService(config.blockSize(), List.of(root), List.of(0L), config.leaseTimeout(), System::nanoTime,
+        MetadataJournal.NONE, config.maxObjects());
+  }
 
   /**
    * @param blockSize block size in bytes
