@@ -1,10 +1,13 @@
 package io.rubix.bookkeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.ClientConfig;
-import io.rubix.core.metadata.EmbeddedServices;
+import io.rubix.core.client.InProcessBookKeepers;
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.ConflictingCacheException;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.hadoop.CachingLocalFileSystem;
 import java.net.InetAddress;
@@ -31,8 +34,8 @@ class InProcessBookKeeperTest {
     conf.set("rubix.cache.block.size", "64k");
     byte[] data = randomFile(dir.resolve("data.bin"), 500_000);
 
-    ClientConfig first = EmbeddedServices.inProcessBookKeeper(conf, ClientConfig.from(conf));
-    ClientConfig second = EmbeddedServices.inProcessBookKeeper(conf, ClientConfig.from(conf));
+    ClientConfig first = InProcessBookKeepers.reach(conf, CacheConfig.from(conf), ClientConfig.from(conf));
+    ClientConfig second = InProcessBookKeepers.reach(conf, CacheConfig.from(conf), ClientConfig.from(conf));
     assertThat(first.embedded()).isFalse();
     assertThat(first.port()).isPositive();
     assertThat(second).isEqualTo(first);
@@ -78,6 +81,27 @@ class InProcessBookKeeperTest {
         assertThat(read).isEqualTo(data);
         assertThat(fs.cacheEngine().stats().get(CacheCounter.FALLBACK_METADATA)).as("reads fell back to the source").isPositive();
       }
+    }
+  }
+
+  @Test
+  void aSecondRequestForThePortWithOtherDirectoriesFails() throws Exception {
+    Path cache = Files.createDirectories(dir.resolve("cache")).toAbsolutePath();
+    Path otherCache = Files.createDirectories(dir.resolve("other")).toAbsolutePath();
+    // a taken port: nothing starts, and the registry still remembers what the port was asked for
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Configuration conf = BookKeeperTestSupport.daemonConf(cache);
+      conf.setInt("rubix.network.bookkeeper.server.port", taken.getLocalPort());
+      Configuration same = new Configuration(conf);
+      Configuration other = BookKeeperTestSupport.daemonConf(otherCache);
+      other.setInt("rubix.network.bookkeeper.server.port", taken.getLocalPort());
+
+      ClientConfig first = InProcessBookKeepers.reach(conf, CacheConfig.from(conf), ClientConfig.from(conf));
+      assertThat(InProcessBookKeepers.reach(same, CacheConfig.from(same), ClientConfig.from(same))).isEqualTo(first);
+      assertThatThrownBy(() -> InProcessBookKeepers.reach(other, CacheConfig.from(other), ClientConfig.from(other)))
+          .isInstanceOf(ConflictingCacheException.class)
+          .hasMessageContaining("rubix.cache.dirs is [" + otherCache + "] here but [" + cache + "]")
+          .hasMessageContaining("rubix.network.bookkeeper.server.port=" + taken.getLocalPort());
     }
   }
 

@@ -2,11 +2,12 @@ package io.rubix.hadoop;
 
 import io.rubix.core.CacheEngine;
 import io.rubix.core.client.ClientConfig;
+import io.rubix.core.client.InProcessBookKeepers;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.Rendezvous;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ConfigReader;
-import io.rubix.core.metadata.EmbeddedServices;
+import io.rubix.core.config.ConflictingCacheException;
 import io.rubix.core.peer.PeerClient;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
@@ -68,17 +69,30 @@ final class CachingSupport implements Closeable {
     this.locality = locality;
   }
 
-  /** Caching for the file system at {@code uri}, or null when {@code rubix.cache.enabled=false}. */
+  /**
+   * Caching for the file system at {@code uri}, or null when {@code rubix.cache.enabled=false} or when
+   * this JVM already has a cache open on the same directories (or BookKeeper port) with other
+   * settings: that file system then reads from the source (one WARN), as with other cache failures.
+   */
   static CachingSupport create(URI uri, Configuration conf, ChannelOpener opener) {
     CacheConfig config = CacheConfig.from(conf);
     if (!config.enabled()) {
       LOG.info("RubiX caching is disabled for {}", uri);
       return null;
     }
+    try {
+      return create(uri, conf, config, opener);
+    } catch (ConflictingCacheException e) {
+      LOG.warn("RubiX caching is off for {}, which reads from the source: {}", uri, e.getMessage());
+      return null;
+    }
+  }
+
+  private static CachingSupport create(URI uri, Configuration conf, CacheConfig config, ChannelOpener opener) {
     String name = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
     ClientConfig clientConfig = ClientConfig.from(conf);
     if (new ConfigReader(conf).getBoolean(BookKeeperKeys.IN_PROCESS)) {
-      clientConfig = EmbeddedServices.inProcessBookKeeper(conf, clientConfig);
+      clientConfig = InProcessBookKeepers.reach(conf, config, clientConfig);
     }
     ClusterLocality locality = ClusterLocality.create(conf);
     try {

@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration;
 /**
  * Starts a BookKeeper inside this JVM for {@code rubix.bookkeeper.embedded=true}. Implemented by
  * rubix-bookkeeper (which depends on this module) and found with {@link java.util.ServiceLoader};
- * {@link io.rubix.core.metadata.EmbeddedServices#inProcessBookKeeper} starts at most one per JVM and port.
+ * {@link InProcessBookKeepers#reach} starts at most one per JVM and port.
  */
 public interface InProcessBookKeeper {
   /**

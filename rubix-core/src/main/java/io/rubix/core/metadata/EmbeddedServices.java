@@ -1,9 +1,10 @@
 package io.rubix.core.metadata;
 
-import io.rubix.core.client.ClientConfig;
-import io.rubix.core.client.InProcessBookKeeper;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.ConflictingCacheException;
 import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.config.CacheKeys;
+import io.rubix.spi.config.ConfigKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -13,21 +14,22 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.stream.Stream;
-import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * In-process metadata services, one per set of cache directories, shared by every caching file
- * system of this JVM that uses those directories and closed when the last one is released.
+ * system of this JVM that uses those directories with the same settings (block size, caps, lease
+ * timeout, most objects) and closed when the last one is released. A request for the same
+ * directories with other settings fails with a {@link ConflictingCacheException} naming the setting:
+ * sharing would silently apply the first one's.
  *
  * <p>This is the one JVM-wide registry in RubiX, for the same reason Hadoop has a FileSystem cache:
  * file systems are created reflectively, one per scheme and bucket, yet the directories they cache
@@ -40,15 +42,13 @@ import org.slf4j.LoggerFactory;
  * OS releases the lock when the JVM exits or is killed. Several JVMs of one node share a cache
  * through the BookKeeper daemon, which enforces one cap for all of them.
  *
- * <p>It also holds the BookKeepers started inside this JVM ({@code rubix.bookkeeper.embedded}, for
- * Presto/Trino workers): one per configured Thrift port, started by the first caching file system
- * that asks and kept until the JVM exits, for the same reason.
+ * <p>The BookKeepers started inside this JVM ({@code rubix.bookkeeper.embedded}) have their own
+ * registry, {@link io.rubix.core.client.InProcessBookKeepers}.
  */
 public final class EmbeddedServices {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServices.class);
+  // @GuardedBy("SERVICES"): absolute cache directories -> the service caching in them
   private static final Map<List<Path>, Shared> SERVICES = new HashMap<>();
-  // @GuardedBy("IN_PROCESS"): configured Thrift port -> how file systems reach the BookKeeper started for it
-  private static final Map<Integer, ClientConfig> IN_PROCESS = new HashMap<>();
   private static final String EMBEDDED = "embedded";
   private static final String PRIMARY = "primary";
 
@@ -85,56 +85,56 @@ public final class EmbeddedServices {
     }
   }
 
+  /**
+   * A reference to the service for {@code config}'s directories, opened on the first call.
+   *
+   * @throws ConflictingCacheException when a service is open on the same directories with other settings
+   */
   public static Handle acquire(CacheConfig config) {
     List<Path> key = config.cacheDirs().stream().map(p -> p.toAbsolutePath().normalize()).toList();
+    Settings settings = Settings.of(config);
     synchronized (SERVICES) {
       Shared shared = SERVICES.get(key);
       if (shared == null) {
         shared = Shared.create(config, key);
         SERVICES.put(key, shared);
-      } else if (shared.service.blockSize() != config.blockSize()) {
-        throw new IllegalArgumentException("Cache directories " + key + " are already used in this JVM with block size "
-            + shared.service.blockSize() + ", not " + config.blockSize());
+      } else {
+        settings.requireSame(shared.settings, "the cache already open on " + key);
       }
       shared.references++;
       return new Handle(key, shared);
     }
   }
 
-  /**
-   * The BookKeeper this JVM runs for {@code client}'s port, started on the first call (through the
-   * {@link InProcessBookKeeper} on the classpath) and shared by later ones; how to reach it. When it
-   * cannot start, {@code client} as a daemon client: another JVM of the node may serve that port, and
-   * reads go to the source while none does.
-   */
-  public static ClientConfig inProcessBookKeeper(Configuration conf, ClientConfig client) {
-    synchronized (IN_PROCESS) {
-      return IN_PROCESS.computeIfAbsent(client.port(), port -> startInProcess(conf, client));
+  /** What two users of one service must agree on: everything the service is built from besides its directories. */
+  private record Settings(int blockSize, long maxSizePerDisk, int usagePercentage, Duration leaseTimeout, long maxObjects) {
+    static Settings of(CacheConfig config) {
+      return new Settings(config.blockSize(), config.maxSizePerDisk(), config.usagePercentage(), config.leaseTimeout(), config.maxObjects());
     }
-  }
 
-  private static ClientConfig startInProcess(Configuration conf, ClientConfig client) {
-    ClientConfig fallback = client.withDaemon(client.host(), client.port());
-    Iterator<InProcessBookKeeper> starters = ServiceLoader.load(InProcessBookKeeper.class, InProcessBookKeeper.class.getClassLoader()).iterator();
-    if (!starters.hasNext()) {
-      LOG.warn("{}=true but no BookKeeper implementation is on the classpath (rubix-bookkeeper); using the BookKeeper at {}:{}",
-          BookKeeperKeys.IN_PROCESS.name(), client.host(), client.port());
-      return fallback;
+    void requireSame(Settings open, String where) {
+      requireSame(CacheKeys.BLOCK_SIZE, blockSize, open.blockSize, where);
+      requireSame(CacheKeys.MAX_SIZE, maxSizePerDisk, open.maxSizePerDisk, where);
+      requireSame(CacheKeys.USAGE_PERCENTAGE, usagePercentage, open.usagePercentage, where);
+      requireSame(CacheKeys.LEASE_TIMEOUT, leaseTimeout, open.leaseTimeout, where);
+      requireSame(CacheKeys.MAX_OBJECTS, maxObjects, open.maxObjects, where);
     }
-    try {
-      return starters.next().start(conf, client);
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("Could not start a BookKeeper in this JVM; using the BookKeeper at {}:{} if one answers", client.host(), client.port(), e);
-      return fallback;
+
+    private static void requireSame(ConfigKey key, Object here, Object there, String where) {
+      if (!here.equals(there)) {
+        throw new ConflictingCacheException(key, here, there, where);
+      }
     }
   }
 
   private static final class Shared {
+    final Settings settings;
     final InProcessMetadataService service;
     final List<FileChannel> locks;
     int references;
 
-    Shared(InProcessMetadataService service, List<FileChannel> locks) {
+    Shared(CacheConfig config, InProcessMetadataService service, List<FileChannel> locks) {
+      this.settings = Settings.of(config);
       this.service = service;
       this.locks = locks;
     }
@@ -174,9 +174,9 @@ public final class EmbeddedServices {
       if (roots.isEmpty()) {
         // a service with no space: every grant is denied before any file is created, every read goes to the source
         Path unused = dirs.get(0).resolve(EMBEDDED).resolve(PRIMARY);
-        return new Shared(InProcessMetadataService.withoutSpace(config, unused), locks);
+        return new Shared(config, InProcessMetadataService.withoutSpace(config, unused), locks);
       }
-      return new Shared(InProcessMetadataService.forDirectories(config, roots, new FileMetadataJournal(config.blockSize())), locks);
+      return new Shared(config, InProcessMetadataService.forDirectories(config, roots, new FileMetadataJournal(config.blockSize())), locks);
     }
 
     /**
