@@ -3,11 +3,15 @@ package io.rubix.bookkeeper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -15,12 +19,14 @@ import java.util.stream.Stream;
  * Samples the disk space a cache directory really takes, like {@code du}: the bytes allocated to each
  * file ({@code st_blocks * 512} from {@code stat}; the apparent size of a sparse file would overstate
  * it), split into cache data ({@code .blocks}) and metadata ({@code .meta}). Data files that were
- * deleted but are still held open by this JVM (found through {@code /proc/<pid>/fd}) count as data:
- * their blocks stay allocated until the last descriptor closes.
+ * deleted but are still held open by this JVM, or by a process {@linkplain #watch watched}, (found
+ * through {@code /proc/<pid>/fd}) count as data: their blocks stay allocated until the last descriptor
+ * closes. A file is counted once (by inode), however many processes hold it. Deleted files held only
+ * by processes neither this JVM nor watched are not seen.
  */
 final class DiskUsageSampler {
   private final Path dir;
-  private final long pid = ProcessHandle.current().pid();
+  private final Set<Long> pids = ConcurrentHashMap.newKeySet();
   int samples;
   long maxData;
   long maxMeta;
@@ -28,6 +34,16 @@ final class DiskUsageSampler {
 
   DiskUsageSampler(Path dir) {
     this.dir = dir.toAbsolutePath();
+    pids.add(ProcessHandle.current().pid());
+  }
+
+  /** Also counts the deleted data files that process {@code pid} (same user) holds open, while it runs. */
+  void watch(long pid) {
+    pids.add(pid);
+  }
+
+  void unwatch(long pid) {
+    pids.remove(pid);
   }
 
   void sample() throws IOException, InterruptedException {
@@ -37,26 +53,14 @@ final class DiskUsageSampler {
     } catch (UncheckedIOException | IOException e) {
       return; // a file vanished during the walk (eviction): skip this sample
     }
-    Path fds = Path.of("/proc/" + pid + "/fd");
-    if (Files.isDirectory(fds)) {
-      try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
-        for (Path fd : entries) {
-          try {
-            String target = Files.readSymbolicLink(fd).toString();
-            if (target.startsWith(dir.toString()) && target.endsWith(".blocks (deleted)")) {
-              files.add(fd.toString());
-            }
-          } catch (IOException e) {
-            // closed meanwhile
-          }
-        }
-      }
+    for (long pid : pids) {
+      addDeletedOpenDataFiles(pid, files);
     }
     if (files.isEmpty()) {
       samples++;
       return;
     }
-    List<String> command = new ArrayList<>(List.of("stat", "-L", "-c", "%b %B %n"));
+    List<String> command = new ArrayList<>(List.of("stat", "-L", "-c", "%b %B %d:%i %n"));
     command.addAll(files);
     Process stat = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     String out = new String(stat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -67,17 +71,19 @@ final class DiskUsageSampler {
     long data = 0;
     long meta = 0;
     StringBuilder detail = new StringBuilder();
+    Set<String> inodes = new HashSet<>();
     for (String line : out.split("\n")) {
-      String[] fields = line.split(" ", 3);
-      if (fields.length < 3) {
-        continue; // a file deleted between the listing and stat
+      String[] fields = line.split(" ", 4);
+      if (fields.length < 4 || !inodes.add(fields[2])) {
+        continue; // a file deleted between the listing and stat, or one already counted
       }
       long bytes = Long.parseLong(fields[0]) * Long.parseLong(fields[1]);
-      if (fields[2].endsWith(".meta")) {
+      String name = fields[3];
+      if (name.endsWith(".meta")) {
         meta += bytes;
       } else {
         data += bytes;
-        detail.append(fields[2].startsWith("/proc/") ? "deleted-but-open " : "").append(fields[2].substring(fields[2].lastIndexOf('/') + 1))
+        detail.append(name.startsWith("/proc/") ? "deleted-but-open(" + name.split("/")[2] + ") " : "").append(name.substring(name.lastIndexOf('/') + 1))
             .append('=').append(bytes).append(' ');
       }
     }
@@ -87,5 +93,26 @@ final class DiskUsageSampler {
       worst = detail.toString();
     }
     maxMeta = Math.max(maxMeta, meta);
+  }
+
+  private void addDeletedOpenDataFiles(long pid, List<String> files) throws IOException {
+    Path fds = Path.of("/proc/" + pid + "/fd");
+    if (!Files.isDirectory(fds)) {
+      return;
+    }
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
+      for (Path fd : entries) {
+        try {
+          String target = Files.readSymbolicLink(fd).toString();
+          if (target.startsWith(dir.toString()) && target.endsWith(".blocks (deleted)")) {
+            files.add(fd.toString());
+          }
+        } catch (IOException e) {
+          // closed meanwhile
+        }
+      }
+    } catch (IOException | DirectoryIteratorException e) {
+      // the process ended, or its descriptors are not ours to read: nothing seen
+    }
   }
 }
