@@ -88,6 +88,27 @@ class FileMetadataJournalTest {
   }
 
   @Test
+  void blocksGrantedBeforeARestartStayCharged() throws Exception {
+    ObjectVersion a = version("a");
+    try (InProcessMetadataService service = service()) {
+      cache(service, a, 0, 1);
+      // granted, maybe written by a grantee that outlives this service; never committed nor aborted
+      assertThat(service.acquire(a, 1, 4).state(1)).isEqualTo(BlockState.GRANTED);
+    }
+    try (InProcessMetadataService restarted = service()) {
+      BlockRange status = restarted.status(a, 0, 4);
+      assertThat(status.state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(status.state(1)).isEqualTo(BlockState.MISSING);
+      assertThat(restarted.usage().usedBytes()).as("the published block, the three granted ones, and the object")
+          .isEqualTo(4L * BLOCK + DiskCharge.OBJECT_OVERHEAD);
+      // granted again: charged once (now reported as reserved)
+      assertThat(restarted.acquire(a, 1, 4).state(1)).isEqualTo(BlockState.GRANTED);
+      CacheUsage.Disk disk = restarted.usage().disks().get(0);
+      assertThat(disk.usedBytes() + disk.reservedBytes()).isEqualTo(4L * BLOCK + DiskCharge.OBJECT_OVERHEAD);
+    }
+  }
+
+  @Test
   void tornLastRecordIsCutOffAndTheRestKept() throws Exception {
     ObjectVersion a = version("a");
     try (InProcessMetadataService service = service()) {
