@@ -171,6 +171,26 @@ class FileMetadataJournalTest {
     }
   }
 
+  /**
+   * Issue 9 (found by ChaosTest): a daemon killed between dropping an object's journal and its data
+   * file leaves an orphan, which reader JVMs may still hold open; recovery must truncate it before
+   * unlinking it, or its blocks stay allocated outside the accounting, and writable, while they do.
+   */
+  @Test
+  void orphanDataFileIsTruncatedBeforeItIsDeleted() throws Exception {
+    Path orphan = root.resolve("cd").resolve("cd" + "0".repeat(62) + "-1.blocks");
+    Files.createDirectories(orphan.getParent());
+    Files.write(orphan, new byte[3 * BLOCK + 1]);
+    try (FileChannel heldByAReader = FileChannel.open(orphan, StandardOpenOption.READ)) {
+      try (InProcessMetadataService restarted = service()) {
+        assertThat(restarted.recoveryProblems()).isEqualTo(1);
+        assertThat(restarted.usage().usedBytes()).isZero();
+      }
+      assertThat(Files.exists(orphan)).isFalse();
+      assertThat(heldByAReader.size()).as("the orphan as a reader holding it sees it").isZero();
+    }
+  }
+
   @Test
   void undeletableOrphanIsChargedAndTheOtherEntriesRecovered() throws Exception {
     ObjectVersion a = version("a");
