@@ -7,6 +7,7 @@ import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.ClientConfig;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.testing.S3Server;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -124,6 +125,7 @@ class ChaosTest {
     System.out.println("ChaosTest seed=" + seed + " duration=" + duration + " (replay with -Dchaos.seed=" + seed + ")");
     Random random = new Random(seed);
     long started = System.nanoTime();
+    long startMillis = System.currentTimeMillis();
 
     s3 = track(S3Server.inMemory());
     s3.createBucket("chaos");
@@ -201,7 +203,8 @@ class ChaosTest {
       while (System.nanoTime() < deadline) {
         Op op = weighted.get(random.nextInt(weighted.size()));
         String key = hot.get(random.nextInt(hot.size()));
-        trail.append(op).append(op == Op.CLEAR || op == Op.FILL || op == Op.KILL_AND_RESTART ? "" : "(" + key + ")").append(' ');
+        trail.append(op).append(op == Op.CLEAR || op == Op.FILL || op == Op.KILL_AND_RESTART ? "" : "(" + key + ")")
+            .append('@').append(System.currentTimeMillis() - startMillis).append("ms ");
         switch (op) {
           case CLEAR -> cli(port, "clear");
           case EVICT -> cli(port, "evict", BUCKET + key);
@@ -255,13 +258,13 @@ class ChaosTest {
           default -> throw new AssertionError(op);
         }
         ops.merge(op, 1, Integer::sum);
-        maxReportedUsed = Math.max(maxReportedUsed, client.usage().usedBytes());
+        maxReportedUsed = Math.max(maxReportedUsed, charged(client.usage()));
         long readsNow = totalReads(readers);
         int more = 2 + random.nextInt(8);
         awaitCondition(more + " more reads", () -> totalReads(readers) >= readsNow + more, readers.get(0));
       }
       assertThat(daemon.get().isAlive()).as("daemon alive at the end" + daemon.get().diagnostics()).isTrue();
-      maxReportedUsed = Math.max(maxReportedUsed, client.usage().usedBytes());
+      maxReportedUsed = Math.max(maxReportedUsed, charged(client.usage()));
       Map<String, Long> stats = client.daemonStats();
       for (Reader reader : readers) {
         reader.jvm.send("STOP");
@@ -274,6 +277,7 @@ class ChaosTest {
       assertThat(sampling.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
       sampler.sample();
 
+      long metadataFallbacks = 0;
       long reads = 0;
       long bytes = 0;
       long wrongBytes = 0;
@@ -289,13 +293,14 @@ class ChaosTest {
         wrong.addAll(reader.wrong);
         stale.addAll(reader.stale);
         failures.addAll(reader.failures);
+        metadataFallbacks += summaryValue(reader.summary.get(), "FALLBACK_METADATA");
         System.out.println("ChaosTest reader " + reader.jvm.name() + ": " + reader.summary.get());
       }
       System.out.printf("ChaosTest summary: seed=%d wall=%ds ops=%s reads=%d bytesVerified=%d fillBytes=%d wrongBytes=%d wrongReads=%d staleReads=%d "
-              + "changeDetectionFailures=%d failedReads=%d diskSamples=%d maxDataBytes=%d maxMetaBytes=%d cap=%d maxReportedUsed=%d evictions=%s "
+              + "changeDetectionFailures=%d failedReads=%d diskSamples=%d maxDataBytes=%d (at %dms) maxMetaBytes=%d cap=%d maxReportedUsed=%d evictions=%s "
               + "refusedCommitBlocks=%s recoveredBlocks=%s%n",
           seed, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), ops, reads, bytes, fillBytes, wrongBytes, wrong.size(), stale.size(),
-          changed, failures.size(), sampler.samples, sampler.maxData, sampler.maxMeta, CAP, maxReportedUsed, stats.get("rubix_cache_evictions"),
+          changed, failures.size(), sampler.samples, sampler.maxData, sampler.worstAtMillis - startMillis, sampler.maxMeta, CAP, maxReportedUsed, stats.get("rubix_cache_evictions"),
           stats.get("rubix_cache_refused_commit_blocks"), stats.get("rubix_cache_recovered_blocks"));
       String context = " (seed " + seed + ", operations: " + trail + ")";
       assertThat(wrong).as("reads matching no version" + context).isEmpty();
@@ -304,8 +309,12 @@ class ChaosTest {
       assertThat(failures).as("failed reads" + context).isEmpty();
       assertThat(samplingErrors).as("disk usage sampling errors").isEmpty();
       assertThat(reads).isPositive();
+      if (ops.getOrDefault(Op.KILL_AND_RESTART, 0) > 0) {
+        assertThat(metadataFallbacks).as("reads that went to the source while the daemon was down").isPositive();
+      }
       assertThat(sampler.samples).isGreaterThan(10);
-      assertThat(sampler.maxData).as("most bytes allocated to cache data files (%s), cap %s%s", sampler.worst, CAP, context).isLessThanOrEqualTo(CAP);
+      assertThat(sampler.maxData).as("most bytes allocated to cache data files (%s, at %sms), cap %s%s", sampler.worst,
+          sampler.worstAtMillis - startMillis, CAP, context).isLessThanOrEqualTo(CAP);
       assertThat(maxReportedUsed).as("used bytes reported by the daemon").isLessThanOrEqualTo(CAP);
     } finally {
       client.close();
@@ -317,6 +326,20 @@ class ChaosTest {
   private <T extends AutoCloseable> T track(T resource) {
     cleanup.add(resource);
     return resource;
+  }
+
+  /** What the daemon charges against the cap: used plus reserved (in-flight) bytes. */
+  static long charged(CacheUsage usage) {
+    return usage.disks().stream().mapToLong(disk -> disk.usedBytes() + disk.reservedBytes()).sum();
+  }
+
+  private static long summaryValue(String summary, String name) {
+    for (String field : summary.split(" ")) {
+      if (field.startsWith(name + "=")) {
+        return Long.parseLong(field.substring(name.length() + 1));
+      }
+    }
+    throw new AssertionError("No " + name + " in " + summary);
   }
 
   private static Duration parseDuration(String text) {

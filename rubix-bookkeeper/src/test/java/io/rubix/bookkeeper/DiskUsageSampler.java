@@ -8,8 +8,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -27,10 +29,16 @@ import java.util.stream.Stream;
 final class DiskUsageSampler {
   private final Path dir;
   private final Set<Long> pids = ConcurrentHashMap.newKeySet();
+  /** Of the current sample: /proc/<pid>/fd/<n> -> name of the deleted data file. */
+  private final Map<String, String> deletedTargets = new HashMap<>();
   int samples;
   long maxData;
+  /** Data bytes of the last sample. */
+  long lastData;
   long maxMeta;
   String worst = "";
+  /** When the sample with {@link #maxData} was taken (wall clock, ms). */
+  long worstAtMillis;
 
   DiskUsageSampler(Path dir) {
     this.dir = dir.toAbsolutePath();
@@ -48,6 +56,7 @@ final class DiskUsageSampler {
 
   void sample() throws IOException, InterruptedException {
     List<String> files = new ArrayList<>();
+    deletedTargets.clear();
     try (Stream<Path> walk = Files.walk(dir)) {
       walk.filter(p -> p.toString().endsWith(".blocks") || p.toString().endsWith(".meta")).forEach(p -> files.add(p.toString()));
     } catch (UncheckedIOException | IOException e) {
@@ -58,6 +67,7 @@ final class DiskUsageSampler {
     }
     if (files.isEmpty()) {
       samples++;
+      lastData = 0;
       return;
     }
     List<String> command = new ArrayList<>(List.of("stat", "-L", "-c", "%b %B %d:%i %n"));
@@ -83,14 +93,19 @@ final class DiskUsageSampler {
         meta += bytes;
       } else {
         data += bytes;
-        detail.append(name.startsWith("/proc/") ? "deleted-but-open(" + name.split("/")[2] + ") " : "").append(name.substring(name.lastIndexOf('/') + 1))
-            .append('=').append(bytes).append(' ');
+        if (bytes == 0) {
+          continue; // a dropped file held open: truncated, nothing allocated
+        }
+        detail.append(name.startsWith("/proc/") ? "deleted-but-open(pid " + name.split("/")[2] + ") " + deletedTargets.get(name)
+            : name.substring(name.lastIndexOf('/') + 1)).append('=').append(bytes).append(' ');
       }
     }
     samples++;
+    lastData = data;
     if (data > maxData) {
       maxData = data;
       worst = detail.toString();
+      worstAtMillis = System.currentTimeMillis();
     }
     maxMeta = Math.max(maxMeta, meta);
   }
@@ -106,6 +121,7 @@ final class DiskUsageSampler {
           String target = Files.readSymbolicLink(fd).toString();
           if (target.startsWith(dir.toString()) && target.endsWith(".blocks (deleted)")) {
             files.add(fd.toString());
+            deletedTargets.put(fd.toString(), target.substring(target.lastIndexOf('/') + 1, target.length() - " (deleted)".length()));
           }
         } catch (IOException e) {
           // closed meanwhile
