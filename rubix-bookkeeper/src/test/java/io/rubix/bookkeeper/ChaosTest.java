@@ -64,8 +64,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Disk usage is sampled about 20 times a second with {@link DiskUsageSampler}: the data files in
  * the cache directory plus deleted data files still held open by this JVM, the daemon and both reader
- * JVMs (through their {@code /proc/<pid>/fd}). It cannot see what happens between two samples, nor
- * files of a daemon between its kill and the start of the next one (no process holds them then).
+ * JVMs (through their {@code /proc/<pid>/fd}). It cannot see what happens between two samples, and a
+ * sample is not atomic (listed, then stat'ed file by file).
  *
  * <p>Replay a run with {@code -Dchaos.seed=<seed>} (printed first); {@code -Dchaos.duration} sets
  * the driver's run time (default 60s). A longer run:

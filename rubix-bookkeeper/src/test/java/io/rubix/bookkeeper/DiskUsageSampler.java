@@ -23,8 +23,10 @@ import java.util.stream.Stream;
  * it), split into cache data ({@code .blocks}) and metadata ({@code .meta}). Data files that were
  * deleted but are still held open by this JVM, or by a process {@linkplain #watch watched}, (found
  * through {@code /proc/<pid>/fd}) count as data: their blocks stay allocated until the last descriptor
- * closes. A file is counted once (by inode), however many processes hold it. Deleted files held only
- * by processes neither this JVM nor watched are not seen.
+ * closes. A file is counted once (by inode), however many processes hold it; a descriptor that no
+ * longer names the same deleted file after {@code stat} (closed, its number reused) is not counted.
+ * Deleted files held only by processes neither this JVM nor watched are not seen. A sample is not
+ * atomic: files are listed, then stat'ed one after the other.
  */
 final class DiskUsageSampler {
   private final Path dir;
@@ -89,6 +91,10 @@ final class DiskUsageSampler {
       }
       long bytes = Long.parseLong(fields[0]) * Long.parseLong(fields[1]);
       String name = fields[3];
+      if (name.startsWith("/proc/") && !stillDeleted(name)) {
+        // the descriptor was closed and its number reused (for a file the walk may not have seen) between listing and stat
+        continue;
+      }
       if (name.endsWith(".meta")) {
         meta += bytes;
       } else {
@@ -108,6 +114,16 @@ final class DiskUsageSampler {
       worstAtMillis = System.currentTimeMillis();
     }
     maxMeta = Math.max(maxMeta, meta);
+  }
+
+  /** Whether descriptor {@code fd} still names the deleted data file it named when it was listed. */
+  private boolean stillDeleted(String fd) {
+    try {
+      String target = Files.readSymbolicLink(Path.of(fd)).toString();
+      return target.endsWith(deletedTargets.get(fd) + " (deleted)");
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private void addDeletedOpenDataFiles(long pid, List<String> files) throws IOException {
