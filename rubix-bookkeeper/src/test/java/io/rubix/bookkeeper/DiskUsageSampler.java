@@ -35,8 +35,9 @@ final class DiskUsageSampler {
   private final Map<String, String> deletedTargets = new HashMap<>();
   int samples;
   long maxData;
-  /** Data bytes of the last sample. */
+  /** Data bytes of the last sample, and its files with their allocated bytes. */
   long lastData;
+  String lastDetail = "";
   long maxMeta;
   String worst = "";
   /** When the sample with {@link #maxData} was taken (wall clock, ms). */
@@ -70,6 +71,7 @@ final class DiskUsageSampler {
     if (files.isEmpty()) {
       samples++;
       lastData = 0;
+      lastDetail = "";
       return;
     }
     List<String> command = new ArrayList<>(List.of("stat", "-L", "-c", "%b %B %d:%i %n"));
@@ -108,6 +110,7 @@ final class DiskUsageSampler {
     }
     samples++;
     lastData = data;
+    lastDetail = detail.toString();
     if (data > maxData) {
       maxData = data;
       worst = detail.toString();
