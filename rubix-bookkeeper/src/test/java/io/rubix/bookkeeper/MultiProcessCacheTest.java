@@ -215,6 +215,45 @@ class MultiProcessCacheTest {
     assertThat(s3.store().bytesServed()).as("everything but block 0 comes from S3").isEqualTo(size - MIB);
   }
 
+  /**
+   * Issue 9 (found by {@link ChaosTest}): a block granted before a kill -9 may be on disk, written
+   * before the crash or, by the grantee that is still fetching, after the restart; the restarted
+   * daemon must keep charging it, or the bytes allocated to its data files exceed what it accounts
+   * for (and so the cap).
+   */
+  @Test
+  @EnabledOnOs(OS.LINUX) // stat -c
+  void blocksGrantedBeforeACrashStayChargedAfterTheRestart() throws Exception {
+    int size = 3 * MIB + 77;
+    byte[] data = put("granted.bin", size);
+    ObjectVersion version = versionOf("granted.bin");
+    BookKeeperProcess first = track(BookKeeperProcess.start(cacheDir, Map.of()));
+    String dataFile;
+    try (BookKeeperClient client = client(first.port())) {
+      BlockRange grant = client.acquire(version, 0, 4);
+      for (int block = 0; block < 4; block++) {
+        assertThat(grant.state(block)).isEqualTo(BlockState.GRANTED);
+      }
+      dataFile = grant.dataFile();
+      write(dataFile, 0, Arrays.copyOfRange(data, 0, MIB));
+      assertThat(client.commit(grant.leaseId(), new int[] {0}, new int[] {crc32c(data, 0, MIB)})).isEqualTo(1);
+      // block 1 is written, the daemon dies before its commit
+      write(dataFile, MIB, Arrays.copyOfRange(data, MIB, 2 * MIB));
+    }
+    first.kill();
+
+    BookKeeperProcess second = track(BookKeeperProcess.start(cacheDir, Map.of("rubix.network.bookkeeper.server.port", Integer.toString(first.port()))));
+    // the dead daemon's grantee still fetches block 2 and writes it into the recovered data file
+    write(dataFile, 2 * MIB, Arrays.copyOfRange(data, 2 * MIB, 3 * MIB));
+    DiskUsageSampler sampler = new DiskUsageSampler(cacheDir);
+    sampler.sample();
+    try (BookKeeperClient client = client(second.port())) {
+      assertThat(client.status(version, 0, 1).state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(client.usage().usedBytes()).as("bytes the restarted daemon charges; allocated: %s", sampler.worst)
+          .isGreaterThanOrEqualTo(sampler.maxData);
+    }
+  }
+
   @Test
   @EnabledOnOs(OS.LINUX) // stat -c and /proc/<pid>/fd
   void diskUsageStaysUnderTheCapWhileReadersEvictEachOther() throws Exception {

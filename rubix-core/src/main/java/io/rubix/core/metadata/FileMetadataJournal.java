@@ -90,6 +90,15 @@ public final class FileMetadataJournal implements MetadataJournal {
   }
 
   @Override
+  public void charged(Path dataFile, int[] blocks) throws IOException {
+    ByteBuffer records = ByteBuffer.allocate(RECORD * blocks.length);
+    for (int block : blocks) {
+      record(records, CHARGED, block, 0);
+    }
+    append(dataFile, records.flip());
+  }
+
+  @Override
   public void dropped(Path dataFile) throws IOException {
     Files.deleteIfExists(metaFile(dataFile));
   }

@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * Space is charged when a block is granted, before any byte is written, so a disk's cap is never
  * exceeded: granting evicts least-recently-used objects that no lease is fetching into, and denies
  * the block when that is not enough. A block stays charged while bytes may be on disk (granted,
- * aborted after a write, published, or dropped as corrupt) until its object is evicted. Charges are
+ * aborted after a write, published, or dropped as corrupt) until its object is evicted; a grant is
+ * journaled as a charge before it is answered, so a restarted service still charges the blocks that
+ * the grantees of a crashed one wrote, or are still writing (an abort without a write then stays
+ * charged after a restart: the cap errs on the safe side). Charges are
  * what the disk allocates ({@link DiskCharge}: blocks rounded up to 4 KiB, plus a unit per object),
  * and every request and resource is bounded: {@link #MAX_BLOCKS_PER_CALL} blocks per call, and
  * {@code maxObjects} tracked versions, beyond which the least recently used object is evicted.
@@ -343,6 +346,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         }
         Lease lease = new Lease(nextLeaseId++, object, nanoClock.getAsLong() + leaseTimeoutNanos);
         DiskSpace disk = disks.get(object.disk);
+        int[] newlyCharged = new int[endBlock - firstBlock];
+        int charges = 0;
         for (int block = firstBlock; block < endBlock; block++) {
           if (object.published.get(block) || object.inFlight.containsKey(block)) {
             continue;
@@ -355,9 +360,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
             object.charged.set(block);
             object.chargedBytes += charge;
             disk.usedBytes += charge;
+            newlyCharged[charges++] = block;
           }
           object.inFlight.put(block, lease.id);
           lease.blocks.set(block);
+        }
+        if (charges > 0) {
+          // before the grant is answered: after a crash, the grantee may still write these blocks
+          int[] charged = Arrays.copyOf(newlyCharged, charges);
+          CachedObject granted = object;
+          journalQuietly(() -> journal.charged(granted.dataFile, charged), granted);
         }
         if (!lease.blocks.isEmpty()) {
           leases.put(lease.id, lease);

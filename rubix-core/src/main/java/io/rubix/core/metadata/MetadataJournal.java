@@ -25,6 +25,13 @@ public interface MetadataJournal extends AutoCloseable {
   /** Records that {@code block} may have bytes on disk although it is not published (it stays charged). */
   void charged(Path dataFile, int block) throws IOException;
 
+  /** Records {@link #charged(Path, int)} for each of {@code blocks}; the service calls it when it grants them, before a byte is written. */
+  default void charged(Path dataFile, int[] blocks) throws IOException {
+    for (int block : blocks) {
+      charged(dataFile, block);
+    }
+  }
+
   /** Removes the journal of the object at {@code dataFile}; called before the data file is deleted. */
   void dropped(Path dataFile) throws IOException;
 

@@ -88,6 +88,27 @@ class FileMetadataJournalTest {
   }
 
   @Test
+  void blocksGrantedBeforeARestartStayCharged() throws Exception {
+    ObjectVersion a = version("a");
+    try (InProcessMetadataService service = service()) {
+      cache(service, a, 0, 1);
+      // granted, maybe written by a grantee that outlives this service; never committed nor aborted
+      assertThat(service.acquire(a, 1, 4).state(1)).isEqualTo(BlockState.GRANTED);
+    }
+    try (InProcessMetadataService restarted = service()) {
+      BlockRange status = restarted.status(a, 0, 4);
+      assertThat(status.state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(status.state(1)).isEqualTo(BlockState.MISSING);
+      assertThat(restarted.usage().usedBytes()).as("the published block, the three granted ones, and the object")
+          .isEqualTo(4L * BLOCK + DiskCharge.OBJECT_OVERHEAD);
+      // granted again: charged once (now reported as reserved)
+      assertThat(restarted.acquire(a, 1, 4).state(1)).isEqualTo(BlockState.GRANTED);
+      CacheUsage.Disk disk = restarted.usage().disks().get(0);
+      assertThat(disk.usedBytes() + disk.reservedBytes()).isEqualTo(4L * BLOCK + DiskCharge.OBJECT_OVERHEAD);
+    }
+  }
+
+  @Test
   void tornLastRecordIsCutOffAndTheRestKept() throws Exception {
     ObjectVersion a = version("a");
     try (InProcessMetadataService service = service()) {
@@ -147,6 +168,26 @@ class FileMetadataJournalTest {
     }
     try (Stream<Path> files = Files.walk(root)) {
       assertThat(files.filter(Files::isRegularFile).toList()).isEmpty();
+    }
+  }
+
+  /**
+   * Issue 9 (found by ChaosTest): a daemon killed between dropping an object's journal and its data
+   * file leaves an orphan, which reader JVMs may still hold open; recovery must truncate it before
+   * unlinking it, or its blocks stay allocated outside the accounting, and writable, while they do.
+   */
+  @Test
+  void orphanDataFileIsTruncatedBeforeItIsDeleted() throws Exception {
+    Path orphan = root.resolve("cd").resolve("cd" + "0".repeat(62) + "-1.blocks");
+    Files.createDirectories(orphan.getParent());
+    Files.write(orphan, new byte[3 * BLOCK + 1]);
+    try (FileChannel heldByAReader = FileChannel.open(orphan, StandardOpenOption.READ)) {
+      try (InProcessMetadataService restarted = service()) {
+        assertThat(restarted.recoveryProblems()).isEqualTo(1);
+        assertThat(restarted.usage().usedBytes()).isZero();
+      }
+      assertThat(Files.exists(orphan)).isFalse();
+      assertThat(heldByAReader.size()).as("the orphan as a reader holding it sees it").isZero();
     }
   }
 
