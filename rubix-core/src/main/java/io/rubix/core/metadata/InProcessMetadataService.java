@@ -329,6 +329,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     checkRange(version, firstBlock, endBlock);
     List<CachedObject> evicted = new ArrayList<>();
     CachedObject created = null;
+    CachedObject grantedObject = null;
+    int[] charged = null;
     BlockRange range;
     try {
       lock.lock();
@@ -366,10 +368,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           lease.blocks.set(block);
         }
         if (charges > 0) {
-          // before the grant is answered: after a crash, the grantee may still write these blocks
-          int[] charged = Arrays.copyOf(newlyCharged, charges);
-          CachedObject granted = object;
-          journalQuietly(() -> journal.charged(granted.dataFile, charged), granted);
+          grantedObject = object;
+          charged = Arrays.copyOf(newlyCharged, charges);
         }
         if (!lease.blocks.isEmpty()) {
           leases.put(lease.id, lease);
@@ -389,6 +389,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
       if (created != null) {
         createFiles(created);
+      }
+      if (charged != null) {
+        // journaled (outside the lock, after the object's journal exists) before the grant is answered:
+        // after a crash, the grantee may still write these blocks
+        CachedObject granted = grantedObject;
+        int[] blocks = charged;
+        journalQuietly(() -> journal.charged(granted.dataFile, blocks), granted);
       }
       return range;
     } finally {
