@@ -3,12 +3,13 @@ package io.rubix.spark;
 import io.rubix.bookkeeper.BookKeeper;
 import io.rubix.bookkeeper.BookKeeperConfig;
 import io.rubix.core.client.BookKeeperClient;
-import io.rubix.core.cluster.ClusterConfig;
 import io.rubix.core.client.ClientConfig;
+import io.rubix.core.cluster.ClusterConfig;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.thrift.TServiceInfo;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -88,7 +89,7 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
         LOG.info("Another JVM of this node started the BookKeeper on port {}; using it", client.port());
         return null;
       }
-      throw new java.io.UncheckedIOException("Starting the embedded BookKeeper on port " + config.port() + " failed", e);
+      throw new UncheckedIOException("Starting the embedded BookKeeper on port " + config.port() + " failed", e);
     }
   }
 

@@ -16,10 +16,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
@@ -236,7 +238,7 @@ final class WarmupCommand implements Callable<Integer> {
       for (Future<?> future : pending) {
         try {
           future.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           throw new IllegalStateException("warmup task failed", e.getCause());
         }
       }
@@ -255,7 +257,7 @@ final class WarmupCommand implements Callable<Integer> {
     return failures.isEmpty();
   }
 
-  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+  private static ThreadFactory daemonThreads(String name) {
     AtomicLong count = new AtomicLong();
     return runnable -> {
       Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
