@@ -90,11 +90,6 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
     }
   }
 
-  /** Connections currently open. */
-  public int openConnections() {
-    return connections.size();
-  }
-
   /**
    * The method name of the call in the frame the calling thread has just finished reading from one of
    * this socket's connections, or null (no frame completed since the last take, or not a strict
