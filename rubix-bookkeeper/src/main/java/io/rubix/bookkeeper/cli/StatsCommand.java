@@ -5,7 +5,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -13,8 +12,6 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = "Prints the BookKeeper's counters and cache use: 'name value' lines (the names of its Prometheus endpoint), or JSON.")
 final class StatsCommand implements Callable<Integer> {
-  @ParentCommand
-  RubixCli cli;
   @Spec
   CommandSpec spec;
   @Mixin
@@ -32,7 +29,7 @@ final class StatsCommand implements Callable<Integer> {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must not be negative: " + top);
     }
     DaemonSnapshot snapshot;
-    try (DaemonOptions.Daemon daemon = DaemonOptions.connect(daemonOptions.configuration(cli))) {
+    try (DaemonOptions.Daemon daemon = daemonOptions.connect()) {
       snapshot = DaemonSnapshot.take(daemon, json ? top : 0);
     }
     PrintWriter out = spec.commandLine().getOut();

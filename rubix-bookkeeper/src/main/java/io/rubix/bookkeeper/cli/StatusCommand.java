@@ -10,7 +10,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -19,8 +18,6 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {"Shows the BookKeeper's health: node, uptime, cache use per disk, request counters and the largest cached files.",
         "Exits 1 when the daemon does not answer."})
 final class StatusCommand implements Callable<Integer> {
-  @ParentCommand
-  RubixCli cli;
   @Spec
   CommandSpec spec;
   @Mixin
@@ -35,7 +32,7 @@ final class StatusCommand implements Callable<Integer> {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must not be negative: " + top);
     }
     DaemonSnapshot snapshot;
-    try (DaemonOptions.Daemon daemon = DaemonOptions.connect(daemonOptions.configuration(cli))) {
+    try (DaemonOptions.Daemon daemon = daemonOptions.connect()) {
       snapshot = DaemonSnapshot.take(daemon, top);
     }
     PrintWriter out = spec.commandLine().getOut();

@@ -38,7 +38,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -61,8 +60,6 @@ final class WarmupCommand implements Callable<Integer> {
   private static final Set<CacheCounter> FALLBACKS = EnumSet.of(CacheCounter.FALLBACK_CACHE_READ, CacheCounter.FALLBACK_CACHE_WRITE,
       CacheCounter.FALLBACK_CHECKSUM, CacheCounter.FALLBACK_METADATA, CacheCounter.FALLBACK_NO_SPACE, CacheCounter.FALLBACK_INFLIGHT);
 
-  @ParentCommand
-  RubixCli cli;
   @Spec
   CommandSpec spec;
   @Mixin
@@ -90,7 +87,7 @@ final class WarmupCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Configuration conf = daemonOptions.configuration(cli);
+    Configuration conf = daemonOptions.configuration();
     conf.set(BookKeeperKeys.EMBEDDED_MODE.name(), "false");
     int blockSize;
     try (DaemonOptions.Daemon daemon = DaemonOptions.connect(conf)) {
