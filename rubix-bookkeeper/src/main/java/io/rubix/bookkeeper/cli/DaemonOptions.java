@@ -75,6 +75,20 @@ final class DaemonOptions {
     return connect(configuration());
   }
 
+  /**
+   * What the daemon answers now, with its {@code top} largest cached files when {@code listFiles}.
+   *
+   * @param top the command's {@code --top} option: negative is a usage error
+   */
+  DaemonSnapshot snapshot(int top, boolean listFiles) throws IOException {
+    if (top < 0) {
+      throw new ParameterException(spec.commandLine(), "--top must not be negative: " + top);
+    }
+    try (Daemon daemon = connect()) {
+      return DaemonSnapshot.take(daemon, listFiles ? top : 0);
+    }
+  }
+
   /** A connected client of the daemon, built with the daemon's own block size. */
   static Daemon connect(Configuration conf) throws IOException {
     ClientConfig clientConfig;

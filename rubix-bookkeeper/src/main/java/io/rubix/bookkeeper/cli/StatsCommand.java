@@ -25,13 +25,7 @@ final class StatsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (top < 0) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must not be negative: " + top);
-    }
-    DaemonSnapshot snapshot;
-    try (DaemonOptions.Daemon daemon = daemonOptions.connect()) {
-      snapshot = DaemonSnapshot.take(daemon, json ? top : 0);
-    }
+    DaemonSnapshot snapshot = daemonOptions.snapshot(top, json);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       out.println(Json.render(snapshot.toMap()));

@@ -28,13 +28,7 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (top < 0) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must not be negative: " + top);
-    }
-    DaemonSnapshot snapshot;
-    try (DaemonOptions.Daemon daemon = daemonOptions.connect()) {
-      snapshot = DaemonSnapshot.take(daemon, top);
-    }
+    DaemonSnapshot snapshot = daemonOptions.snapshot(top, true);
     PrintWriter out = spec.commandLine().getOut();
     out.printf("BookKeeper %s at %s: up%n", snapshot.info().getNodeId(), snapshot.address());
     out.printf("  uptime      %s (since %s)%n", Formats.duration(Duration.ofMillis(snapshot.uptimeMillis())),
