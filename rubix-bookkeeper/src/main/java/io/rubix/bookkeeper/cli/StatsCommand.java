@@ -1,5 +1,6 @@
 package io.rubix.bookkeeper.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -28,7 +29,7 @@ final class StatsCommand implements Callable<Integer> {
     DaemonSnapshot snapshot = daemonOptions.snapshot(top, json);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(Json.render(snapshot.toMap()));
+      out.println(new ObjectMapper().writeValueAsString(snapshot.toMap()));
     } else {
       snapshot.counters().forEach((name, value) -> out.println(name + " " + value));
     }
