@@ -9,6 +9,7 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -80,7 +81,7 @@ public class BookKeeperStatusBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    System.out.printf(java.util.Locale.ROOT, "%nclient transport failures: %d%n", client.failures());
+    System.out.printf(Locale.ROOT, "%nclient transport failures: %d%n", client.failures());
     client.close();
     bookKeeper.close();
     BenchFiles.deleteRecursively(dir);

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -103,7 +104,7 @@ public class BookKeeperWarmReadBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
-      System.out.printf(java.util.Locale.ROOT, "%n%s: %s%n", metadata, ((CachingFileSystem) fs).cacheEngine().stats().snapshot());
+      System.out.printf(Locale.ROOT, "%n%s: %s%n", metadata, ((CachingFileSystem) fs).cacheEngine().stats().snapshot());
       in.close();
       fs.close();
       if (bookKeeper != null) {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -137,7 +138,7 @@ public class ColdReadBenchmark {
 
   @TearDown(Level.Trial)
   public void stopServer() {
-    System.out.printf(java.util.Locale.ROOT, "%n%s, %d B reads: %.1f GETs per cold read (%d reads)%n", reader, bufferSize,
+    System.out.printf(Locale.ROOT, "%n%s, %d B reads: %.1f GETs per cold read (%d reads)%n", reader, bufferSize,
         (double) gets / invocations, invocations);
     server.close();
     BenchFiles.deleteRecursively(dir);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -73,7 +74,7 @@ public final class MetadataMemory {
 
   static InProcessMetadataService build(Path dir, int objects, int blocksPerObject) throws IOException {
     Path root = dir.resolve("bookkeeper");
-    java.nio.file.Files.createDirectories(root);
+    Files.createDirectories(root);
     InProcessMetadataService service = new InProcessMetadataService(BLOCK_SIZE, List.of(root), List.of(Long.MAX_VALUE), Duration.ofMinutes(10),
         System::nanoTime, new FileMetadataJournal(BLOCK_SIZE));
     for (int o = 0; o < objects; o++) {

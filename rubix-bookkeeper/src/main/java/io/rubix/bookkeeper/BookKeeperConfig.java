@@ -9,6 +9,7 @@ import io.rubix.core.config.InvalidConfigException;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.config.CacheKeys;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -41,7 +42,7 @@ public record BookKeeperConfig(CacheConfig cache, String bindAddress, int port, 
     ConfigReader reader = new ConfigReader(conf);
     CacheConfig cache = CacheConfig.from(conf);
     if (!cache.enabled()) {
-      throw new InvalidConfigException(io.rubix.spi.config.CacheKeys.ENABLED, "false", "true for the BookKeeper daemon");
+      throw new InvalidConfigException(CacheKeys.ENABLED, "false", "true for the BookKeeper daemon");
     }
     String nodeId = reader.raw(BookKeeperKeys.NODE_ID);
     if (nodeId == null) {

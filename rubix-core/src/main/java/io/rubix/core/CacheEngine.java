@@ -2,8 +2,11 @@ package io.rubix.core;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.client.BookKeeperClient;
+import io.rubix.core.client.ClientConfig;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.EmbeddedServices;
+import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.BlockFiller;
@@ -60,7 +63,7 @@ public final class CacheEngine implements Closeable {
     this.service = requireNonNull(service, "service is null");
     this.serviceRelease = requireNonNull(serviceRelease, "serviceRelease is null");
     CacheFiles files = new CacheFiles(config.openFilesMax(), opener);
-    if (service instanceof io.rubix.core.metadata.InProcessMetadataService inProcess) {
+    if (service instanceof InProcessMetadataService inProcess) {
       inProcess.addEvictionListener(files);
     }
     this.store = new BlockStore(config.blockSize(), files, config.checksumVerification(), 2 * config.fetchThreads() + 16);
@@ -86,23 +89,23 @@ public final class CacheEngine implements Closeable {
    * The engine {@code clientConfig} asks for: embedded (this JVM's in-process service), or a client
    * of the node's BookKeeper daemon.
    */
-  public static CacheEngine create(CacheConfig config, io.rubix.core.client.ClientConfig clientConfig, String name, ChannelOpener opener) {
+  public static CacheEngine create(CacheConfig config, ClientConfig clientConfig, String name, ChannelOpener opener) {
     return create(config, clientConfig, name, opener, BlockAdmission.ALL);
   }
 
-  /** {@link #create(CacheConfig, io.rubix.core.client.ClientConfig, String, ChannelOpener)} caching only the blocks {@code admission} admits. */
-  public static CacheEngine create(CacheConfig config, io.rubix.core.client.ClientConfig clientConfig, String name, ChannelOpener opener,
+  /** {@link #create(CacheConfig, ClientConfig, String, ChannelOpener)} caching only the blocks {@code admission} admits. */
+  public static CacheEngine create(CacheConfig config, ClientConfig clientConfig, String name, ChannelOpener opener,
       BlockAdmission admission) {
     return create(config, clientConfig, name, opener, admission, null);
   }
 
-  /** {@link #create(CacheConfig, io.rubix.core.client.ClientConfig, String, ChannelOpener, BlockAdmission)} reading the blocks it does not admit from {@code peers} (when not null) first. */
-  public static CacheEngine create(CacheConfig config, io.rubix.core.client.ClientConfig clientConfig, String name, ChannelOpener opener,
+  /** {@link #create(CacheConfig, ClientConfig, String, ChannelOpener, BlockAdmission)} reading the blocks it does not admit from {@code peers} (when not null) first. */
+  public static CacheEngine create(CacheConfig config, ClientConfig clientConfig, String name, ChannelOpener opener,
       BlockAdmission admission, PeerReader peers) {
     if (clientConfig.embedded()) {
       return embedded(config, name, opener, admission, peers);
     }
-    io.rubix.core.client.BookKeeperClient client = new io.rubix.core.client.BookKeeperClient(clientConfig, config.blockSize(), System::nanoTime);
+    BookKeeperClient client = new BookKeeperClient(clientConfig, config.blockSize(), System::nanoTime);
     return new CacheEngine(config, client, client::close, opener, name, admission, peers);
   }
 

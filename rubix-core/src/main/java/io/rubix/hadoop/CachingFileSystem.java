@@ -3,13 +3,16 @@ package io.rubix.hadoop;
 import io.rubix.core.CacheEngine;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.compat.HadoopApi;
+import io.rubix.core.config.InvalidConfigException;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.config.CacheKeys;
 import java.io.IOException;
 import java.net.URI;
+import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -59,16 +62,16 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     String key = CacheKeys.WRAPPED_IMPL.forScheme(scheme);
     String className = conf.getTrimmed(key, defaultWrappedImpl());
     if (className == null || className.isEmpty()) {
-      throw new io.rubix.core.config.InvalidConfigException(key, "", "the class name of the file system to wrap for scheme " + scheme);
+      throw new InvalidConfigException(key, "", "the class name of the file system to wrap for scheme " + scheme);
     }
     Class<? extends FileSystem> wrappedClass;
     try {
       wrappedClass = conf.getClassByName(className).asSubclass(FileSystem.class);
     } catch (ClassNotFoundException | ClassCastException e) {
-      throw new io.rubix.core.config.InvalidConfigException(key, className, "a FileSystem class on the classpath (" + e + ")");
+      throw new InvalidConfigException(key, className, "a FileSystem class on the classpath (" + e + ")");
     }
     if (HasCacheEngine.class.isAssignableFrom(wrappedClass)) {
-      throw new io.rubix.core.config.InvalidConfigException(key, className, "a file system that is not itself a RubiX caching file system");
+      throw new InvalidConfigException(key, className, "a file system that is not itself a RubiX caching file system");
     }
     this.scheme = scheme;
     FileSystem wrapped = ReflectionUtils.newInstance(wrappedClass, conf);
@@ -184,14 +187,14 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
   }
 
   @Override
-  public FSDataOutputStream create(Path f, FsPermission permission, java.util.EnumSet<org.apache.hadoop.fs.CreateFlag> flags, int bufferSize,
-      short replication, long blockSize, Progressable progress, org.apache.hadoop.fs.Options.ChecksumOpt checksumOpt) throws IOException {
+  public FSDataOutputStream create(Path f, FsPermission permission, EnumSet<CreateFlag> flags, int bufferSize,
+      short replication, long blockSize, Progressable progress, Options.ChecksumOpt checksumOpt) throws IOException {
     changed(f);
     return super.create(f, permission, flags, bufferSize, replication, blockSize, progress, checksumOpt);
   }
 
   @Override
-  public FSDataOutputStream createNonRecursive(Path f, FsPermission permission, java.util.EnumSet<org.apache.hadoop.fs.CreateFlag> flags,
+  public FSDataOutputStream createNonRecursive(Path f, FsPermission permission, EnumSet<CreateFlag> flags,
       int bufferSize, short replication, long blockSize, Progressable progress) throws IOException {
     changed(f);
     return super.createNonRecursive(f, permission, flags, bufferSize, replication, blockSize, progress);
@@ -219,7 +222,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
   }
 
   @Override
-  protected void rename(Path src, Path dst, org.apache.hadoop.fs.Options.Rename... options) throws IOException {
+  protected void rename(Path src, Path dst, Options.Rename... options) throws IOException {
     super.rename(src, dst, options);
     changed(src);
     changed(dst);

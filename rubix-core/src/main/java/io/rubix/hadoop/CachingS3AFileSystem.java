@@ -15,6 +15,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
@@ -159,7 +160,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
 
   @Override
   @SuppressWarnings("rawtypes") // S3AFileSystem declares the raw type
-  public org.apache.hadoop.fs.FSDataOutputStreamBuilder createFile(Path path) {
+  public FSDataOutputStreamBuilder createFile(Path path) {
     changed(path);
     return super.createFile(path);
   }

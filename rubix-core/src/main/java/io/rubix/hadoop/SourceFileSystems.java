@@ -21,6 +21,7 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.hadoop.util.functional.FutureIO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -173,7 +174,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
     Class<? extends FileSystem> impl = underlyingClass(scheme);
     copy.set("fs." + scheme + ".impl", impl.getName());
     copy.setBoolean("fs." + scheme + ".impl.disable.cache", true);
-    if (org.apache.hadoop.fs.s3a.S3AFileSystem.class.isAssignableFrom(impl)) {
+    if (S3AFileSystem.class.isAssignableFrom(impl)) {
       copy.set(CachingS3AFileSystem.S3A_STREAM_TYPE, copy.getTrimmed(CacheKeys.S3A_SOURCE_STREAM.name(), CacheKeys.S3A_SOURCE_STREAM.defaultValue()));
     }
     return copy;
@@ -183,7 +184,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
     Class<? extends FileSystem> configured = FileSystem.getFileSystemClass(scheme, conf);
     Class<? extends FileSystem> impl = configured;
     if (CachingS3AFileSystem.class.isAssignableFrom(configured)) {
-      impl = org.apache.hadoop.fs.s3a.S3AFileSystem.class;
+      impl = S3AFileSystem.class;
     } else if (CachingFileSystem.class.isAssignableFrom(configured)) {
       String key = CacheKeys.WRAPPED_IMPL.forScheme(scheme);
       String name = conf.getTrimmed(key);

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -46,7 +47,7 @@ final class TpcdsTables {
 
   private static Iterator<Row> rows(String name, double scale, int chunks, Iterator<Long> chunkNumbers) {
     if (!chunkNumbers.hasNext()) {
-      return java.util.Collections.emptyIterator();
+      return Collections.emptyIterator();
     }
     Table table = Table.getTable(name);
     Session session = Session.getDefaultSession().withScale(scale).withTable(table).withNoSexism(false)

@@ -3,7 +3,6 @@ package io.rubix.bookkeeper.cli;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -11,8 +10,6 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "clear", mixinStandardHelpOptions = true,
     description = "Drops everything from this node's cache: all cached object versions and their files. Blocks being fetched are not published.")
 final class ClearCommand implements Callable<Integer> {
-  @ParentCommand
-  RubixCli cli;
   @Spec
   CommandSpec spec;
   @Mixin
@@ -20,7 +17,7 @@ final class ClearCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (DaemonOptions.Daemon daemon = DaemonOptions.connect(daemonOptions.configuration(cli))) {
+    try (DaemonOptions.Daemon daemon = daemonOptions.connect()) {
       int dropped = daemon.client().clear();
       spec.commandLine().getOut().println("cleared " + dropped + " cached object version" + (dropped == 1 ? "" : "s") + " on "
           + daemon.info().getNodeId());

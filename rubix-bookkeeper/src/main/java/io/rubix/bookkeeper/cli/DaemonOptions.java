@@ -41,11 +41,11 @@ final class DaemonOptions {
   Map<String, String> properties = new LinkedHashMap<>();
 
   /** The configuration of this invocation: class path resources, then the files, then -D, then --host/--port. */
-  Configuration configuration(RubixCli cli) {
+  Configuration configuration() {
     Configuration conf = new Configuration();
     List<Path> files = new ArrayList<>(confFiles);
     if (files.isEmpty()) {
-      String dir = cli.environment(CONF_DIR_VARIABLE);
+      String dir = ((RubixCli) spec.root().userObject()).environment(CONF_DIR_VARIABLE);
       Path site = Path.of(dir == null || dir.isBlank() ? DEFAULT_CONF_DIR : dir, SITE_FILE);
       if (Files.isReadable(site)) {
         files.add(site);
@@ -68,6 +68,25 @@ final class DaemonOptions {
       conf.set(BookKeeperKeys.SERVER_PORT.name(), Integer.toString(port));
     }
     return conf;
+  }
+
+  /** A connected client of the daemon this invocation's {@link #configuration()} names. */
+  Daemon connect() throws IOException {
+    return connect(configuration());
+  }
+
+  /**
+   * What the daemon answers now, with its {@code top} largest cached files when {@code listFiles}.
+   *
+   * @param top the command's {@code --top} option: negative is a usage error
+   */
+  DaemonSnapshot snapshot(int top, boolean listFiles) throws IOException {
+    if (top < 0) {
+      throw new ParameterException(spec.commandLine(), "--top must not be negative: " + top);
+    }
+    try (Daemon daemon = connect()) {
+      return DaemonSnapshot.take(daemon, listFiles ? top : 0);
+    }
   }
 
   /** A connected client of the daemon, built with the daemon's own block size. */

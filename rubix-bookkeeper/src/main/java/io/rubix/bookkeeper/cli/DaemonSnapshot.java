@@ -37,7 +37,7 @@ record DaemonSnapshot(String address, TServiceInfo info, CacheUsage usage, Map<S
     return usage.disks().stream().mapToInt(CacheUsage.Disk::objects).sum();
   }
 
-  /** The snapshot as nested maps and lists for {@link Json}. */
+  /** The snapshot as nested maps and lists, in the order {@code rubix stats --json} writes them. */
   Map<String, Object> toMap() {
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("address", address);

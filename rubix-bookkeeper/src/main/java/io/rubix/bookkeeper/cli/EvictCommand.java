@@ -3,19 +3,17 @@ package io.rubix.bookkeeper.cli;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.apache.hadoop.fs.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code rubix evict PATH...}: drops every cached version of the given objects. */
 @Command(name = "evict", mixinStandardHelpOptions = true,
     description = "Drops every cached version of each PATH from this node's cache (readers fetch it again from the source).")
 final class EvictCommand implements Callable<Integer> {
-  @ParentCommand
-  RubixCli cli;
   @Spec
   CommandSpec spec;
   @Mixin
@@ -27,9 +25,9 @@ final class EvictCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    try (DaemonOptions.Daemon daemon = DaemonOptions.connect(daemonOptions.configuration(cli))) {
+    try (DaemonOptions.Daemon daemon = daemonOptions.connect()) {
       for (String path : paths) {
-        String qualified = new org.apache.hadoop.fs.Path(path).toString();
+        String qualified = new Path(path).toString();
         int dropped = daemon.client().invalidatePath(qualified);
         out.println(dropped == 0 ? "nothing cached for " + qualified : "evicted " + dropped + " cached version" + (dropped == 1 ? "" : "s")
             + " of " + qualified);

@@ -1,11 +1,11 @@
 package io.rubix.bookkeeper.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -13,8 +13,6 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = "Prints the BookKeeper's counters and cache use: 'name value' lines (the names of its Prometheus endpoint), or JSON.")
 final class StatsCommand implements Callable<Integer> {
-  @ParentCommand
-  RubixCli cli;
   @Spec
   CommandSpec spec;
   @Mixin
@@ -28,16 +26,10 @@ final class StatsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (top < 0) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must not be negative: " + top);
-    }
-    DaemonSnapshot snapshot;
-    try (DaemonOptions.Daemon daemon = DaemonOptions.connect(daemonOptions.configuration(cli))) {
-      snapshot = DaemonSnapshot.take(daemon, json ? top : 0);
-    }
+    DaemonSnapshot snapshot = daemonOptions.snapshot(top, json);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(Json.render(snapshot.toMap()));
+      out.println(new ObjectMapper().writeValueAsString(snapshot.toMap()));
     } else {
       snapshot.counters().forEach((name, value) -> out.println(name + " " + value));
     }

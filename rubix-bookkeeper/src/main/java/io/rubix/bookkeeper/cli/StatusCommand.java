@@ -10,7 +10,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -19,8 +18,6 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {"Shows the BookKeeper's health: node, uptime, cache use per disk, request counters and the largest cached files.",
         "Exits 1 when the daemon does not answer."})
 final class StatusCommand implements Callable<Integer> {
-  @ParentCommand
-  RubixCli cli;
   @Spec
   CommandSpec spec;
   @Mixin
@@ -31,13 +28,7 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (top < 0) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must not be negative: " + top);
-    }
-    DaemonSnapshot snapshot;
-    try (DaemonOptions.Daemon daemon = DaemonOptions.connect(daemonOptions.configuration(cli))) {
-      snapshot = DaemonSnapshot.take(daemon, top);
-    }
+    DaemonSnapshot snapshot = daemonOptions.snapshot(top, true);
     PrintWriter out = spec.commandLine().getOut();
     out.printf("BookKeeper %s at %s: up%n", snapshot.info().getNodeId(), snapshot.address());
     out.printf("  uptime      %s (since %s)%n", Formats.duration(Duration.ofMillis(snapshot.uptimeMillis())),

@@ -16,10 +16,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
@@ -36,7 +38,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -59,8 +60,6 @@ final class WarmupCommand implements Callable<Integer> {
   private static final Set<CacheCounter> FALLBACKS = EnumSet.of(CacheCounter.FALLBACK_CACHE_READ, CacheCounter.FALLBACK_CACHE_WRITE,
       CacheCounter.FALLBACK_CHECKSUM, CacheCounter.FALLBACK_METADATA, CacheCounter.FALLBACK_NO_SPACE, CacheCounter.FALLBACK_INFLIGHT);
 
-  @ParentCommand
-  RubixCli cli;
   @Spec
   CommandSpec spec;
   @Mixin
@@ -88,7 +87,7 @@ final class WarmupCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Configuration conf = daemonOptions.configuration(cli);
+    Configuration conf = daemonOptions.configuration();
     conf.set(BookKeeperKeys.EMBEDDED_MODE.name(), "false");
     int blockSize;
     try (DaemonOptions.Daemon daemon = DaemonOptions.connect(conf)) {
@@ -236,7 +235,7 @@ final class WarmupCommand implements Callable<Integer> {
       for (Future<?> future : pending) {
         try {
           future.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           throw new IllegalStateException("warmup task failed", e.getCause());
         }
       }
@@ -255,7 +254,7 @@ final class WarmupCommand implements Callable<Integer> {
     return failures.isEmpty();
   }
 
-  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+  private static ThreadFactory daemonThreads(String name) {
     AtomicLong count = new AtomicLong();
     return runnable -> {
       Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());

@@ -62,13 +62,13 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   }
 
   @Override
-  public int commit(long leaseId, java.util.List<Integer> blocks, java.util.List<Integer> crc32c) throws TCacheException {
+  public int commit(long leaseId, List<Integer> blocks, List<Integer> crc32c) throws TCacheException {
     counters.commitCalls.increment();
     return guard("commit", () -> service.commit(leaseId, ThriftCodec.toArray(blocks), ThriftCodec.toArray(crc32c)));
   }
 
   @Override
-  public void abort(long leaseId, java.util.List<Integer> blocks, boolean written) throws TCacheException {
+  public void abort(long leaseId, List<Integer> blocks, boolean written) throws TCacheException {
     counters.abortCalls.increment();
     guard("abort", () -> {
       service.abort(leaseId, ThriftCodec.toArray(blocks), written);

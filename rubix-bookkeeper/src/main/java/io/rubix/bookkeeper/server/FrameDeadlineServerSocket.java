@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -87,11 +88,6 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
       accepted.close();
       throw new TTransportException(e);
     }
-  }
-
-  /** Connections currently open. */
-  public int openConnections() {
-    return connections.size();
   }
 
   /**
@@ -241,7 +237,7 @@ public final class FrameDeadlineServerSocket extends TNonblockingServerSocket {
       if (length <= 0 || length > MAX_NAME || headBytes < 8 + length) {
         return null;
       }
-      return new String(head, 8, length, java.nio.charset.StandardCharsets.UTF_8);
+      return new String(head, 8, length, StandardCharsets.UTF_8);
     }
 
     private int intAt(int at) {

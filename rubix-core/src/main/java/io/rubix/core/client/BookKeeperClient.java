@@ -3,7 +3,9 @@ package io.rubix.core.client;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheAdministration;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
@@ -197,7 +199,7 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
 
   private static boolean anyInFlight(BlockRange range) {
     for (byte state : range.states()) {
-      if (state == io.rubix.spi.metadata.BlockState.IN_FLIGHT.code()) {
+      if (state == BlockState.IN_FLIGHT.code()) {
         return true;
       }
     }
@@ -272,7 +274,7 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
   private static TFramedTransport open(ClientConfig config) throws TTransportException {
     if (config.secretFile() == null) {
       throw new TTransportException("No BookKeeper secret file: set rubix.cache.dirs (the secret is <first dir>/bookkeeper/secret) or "
-          + io.rubix.spi.config.BookKeeperKeys.SECRET_FILE.name());
+          + BookKeeperKeys.SECRET_FILE.name());
     }
     byte[] secret;
     try {

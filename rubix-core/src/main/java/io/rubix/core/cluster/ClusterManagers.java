@@ -8,6 +8,7 @@ import io.rubix.spi.cluster.LocalIdentity;
 import io.rubix.spi.config.ClusterKeys;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Path;
+import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 
 /** Builds the cluster manager {@code rubix.cluster.manager} names. */
@@ -17,7 +18,7 @@ public final class ClusterManagers {
   /** The configured manager, or null for {@code none}. */
   public static ClusterManager create(Configuration conf, ClusterConfig config) {
     ConfigReader reader = new ConfigReader(conf);
-    return switch (config.manager().toLowerCase(java.util.Locale.ROOT)) {
+    return switch (config.manager().toLowerCase(Locale.ROOT)) {
       case ClusterConfig.NONE -> null;
       case ClusterConfig.STATIC -> {
         String nodes = reader.raw(ClusterKeys.NODES);

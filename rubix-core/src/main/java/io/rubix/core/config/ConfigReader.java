@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 
@@ -104,7 +105,7 @@ public final class ConfigReader {
     return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
   }
 
-  static java.util.OptionalLong parseBytes(String value) {
+  static OptionalLong parseBytes(String value) {
     String v = value.trim().toLowerCase(Locale.ROOT);
     if (v.endsWith("b")) {
       v = v.substring(0, v.length() - 1);
@@ -123,9 +124,9 @@ public final class ConfigReader {
       }
     }
     try {
-      return java.util.OptionalLong.of(Math.multiplyExact(Long.parseLong(v.trim()), multiplier));
+      return OptionalLong.of(Math.multiplyExact(Long.parseLong(v.trim()), multiplier));
     } catch (NumberFormatException | ArithmeticException e) {
-      return java.util.OptionalLong.empty();
+      return OptionalLong.empty();
     }
   }
 

@@ -1,5 +1,6 @@
 package io.rubix.core.metadata;
 
+import io.rubix.spi.ObjectVersion;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 
@@ -8,7 +9,7 @@ final class DiskSpace {
   final Path root;
   final long capacityBytes;
   /** Object versions on this disk, least recently used first. */
-  final LinkedHashMap<io.rubix.spi.ObjectVersion, CachedObject> lru = new LinkedHashMap<>(16, 0.75f, true);
+  final LinkedHashMap<ObjectVersion, CachedObject> lru = new LinkedHashMap<>(16, 0.75f, true);
   /** Charged bytes, including {@link #leftoverBytes}. */
   long usedBytes;
   /** Bytes of files recovery could neither recover nor delete: charged, never evicted. */

@@ -13,6 +13,7 @@ import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -29,6 +31,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -91,7 +94,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
   // @GuardedBy("lock")
   /** Leases in creation order, which is deadline order: all have the same timeout. */
-  private final Map<Long, Lease> leases = new java.util.LinkedHashMap<>();
+  private final Map<Long, Lease> leases = new LinkedHashMap<>();
   // @GuardedBy("lock")
   private long nextLeaseId = firstLeaseId();
   // @GuardedBy("lock")
@@ -269,7 +272,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    * commit is then ignored instead of publishing a block someone else was granted and has not written.
    */
   private static long firstLeaseId() {
-    return java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 1L << 62);
+    return ThreadLocalRandom.current().nextLong(1, 1L << 62);
   }
 
   /** Blocks recovered from the journal at startup. */
@@ -484,7 +487,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("Interrupted waiting for the cache file of " + object.version);
+      throw new InterruptedIOException("Interrupted waiting for the cache file of " + object.version);
     }
     return !object.creating;
   }
@@ -510,7 +513,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   private BlockRange denied(ObjectVersion version, int firstBlock, int endBlock) {
     byte[] states = new byte[endBlock - firstBlock];
-    java.util.Arrays.fill(states, BlockState.DENIED.code());
+    Arrays.fill(states, BlockState.DENIED.code());
     return new BlockRange(version, "", firstBlock, states, new int[states.length], 0);
   }
 

@@ -2,25 +2,32 @@ package io.rubix.core.read;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.client.BookKeeperUnavailableException;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.InFlightPolicy;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.stats.CacheCounter;
+import io.rubix.core.stats.StreamStats;
 import io.rubix.core.store.BlockStore;
 import io.rubix.core.store.CacheCorruptionException;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheMetadataService;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,7 +110,7 @@ public final class BlockReader {
     return new BlockFiller(this);
   }
 
-  ReadSession newSession(ObjectVersion version, Source source, io.rubix.core.stats.StreamStats stats) {
+  ReadSession newSession(ObjectVersion version, Source source, StreamStats stats) {
     return new ReadSession(version, source, stats, blockSize);
   }
 
@@ -114,7 +121,7 @@ public final class BlockReader {
   int read(ReadSession s, long position, ByteBuffer dst) throws IOException {
     long length = s.version.length();
     if (position < 0) {
-      throw new java.io.EOFException("Negative position " + position + " in " + s.version.path());
+      throw new EOFException("Negative position " + position + " in " + s.version.path());
     }
     if (!dst.hasRemaining()) {
       return 0;
@@ -220,7 +227,7 @@ public final class BlockReader {
         reportCorrupt(s.version, b);
       } catch (InterruptedIOException e) {
         throw e;
-      } catch (java.nio.file.NoSuchFileException e) {
+      } catch (NoSuchFileException e) {
         // dropped (evicted, invalidated) after its status was read: an expected race, not corruption and not a
         // cache failure, so strict mode does not fail on it; the service checks whether its current file is gone too.
         // The rest of the run was in the same file: it is planned again, as one run
@@ -282,11 +289,11 @@ public final class BlockReader {
   private boolean readFetching(ReadSession s, CompletableFuture<ByteBuffer> fetching, int block, long position, ByteBuffer slice) throws IOException {
     ByteBuffer bytes;
     try {
-      bytes = fetching.get(config.inFlightWaitTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      bytes = fetching.get(config.inFlightWaitTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("Interrupted waiting for block " + block + " of " + s.version.path());
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       return false;
     }
     int offset = (int) (position - (long) block * blockSize);
@@ -577,7 +584,7 @@ public final class BlockReader {
         written++;
       }
       s.stats.add(CacheCounter.CACHE_WRITE_BYTES, bytes.length);
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       // the object was evicted or invalidated while its blocks were fetched (the metadata service
       // deleted its file; writers never create one): nothing to write into, not a failure
       LOG.debug("Blocks [{}, {}) of {} not cached: {} was evicted while they were fetched", first, end, s.version.path(), dataFile);
@@ -753,7 +760,7 @@ public final class BlockReader {
 
   private void metadataFailure(ReadSession s, Exception e) throws IOException {
     s.stats.add(CacheCounter.FALLBACK_METADATA, 1);
-    if (e instanceof io.rubix.core.client.BookKeeperUnavailableException) {
+    if (e instanceof BookKeeperUnavailableException) {
       // the client logs each failure once and backs off; every read during the backoff would repeat it
       LOG.debug("BookKeeper unavailable for {}; reading the source", s.version.path(), e);
     } else {

@@ -80,14 +80,6 @@ final class ReadSession {
     return new int[] {start, end};
   }
 
-  synchronized void resetReadAhead() {
-    windowBlocks = 0;
-    readAheadEnd = 0;
-    lastReadEnd = -1;
-    peerAheadEnd = 0;
-    peerAhead.clear();
-  }
-
   /**
    * Read-ahead of blocks other nodes own, after a read whose last block is {@code lastBlock}: the
    * range {@code {start, end}} to fetch from their owners, or null. Only while the stream reads

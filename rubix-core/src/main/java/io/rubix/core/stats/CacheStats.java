@@ -1,6 +1,7 @@
 package io.rubix.core.stats;
 
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -23,7 +24,7 @@ public final class CacheStats {
   }
 
   public Map<String, Long> snapshot() {
-    Map<String, Long> result = new java.util.LinkedHashMap<>();
+    Map<String, Long> result = new LinkedHashMap<>();
     counters.forEach((counter, adder) -> result.put(counter.statisticName(), adder.sum()));
     return result;
   }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 /** The JMX bean of one cache-enabled file system. */
@@ -48,7 +49,7 @@ public final class CacheStatsBean implements CacheStatsMXBean {
     try {
       return service.usage();
     } catch (IOException e) {
-      return new CacheUsage(java.util.List.of(), 0);
+      return new CacheUsage(List.of(), 0);
     }
   }
 }

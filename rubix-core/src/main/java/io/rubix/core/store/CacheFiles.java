@@ -78,10 +78,6 @@ public final class CacheFiles implements EvictionListener, Closeable {
     open.invalidate(dataFile);
   }
 
-  public long openCount() {
-    return open.estimatedSize();
-  }
-
   @Override
   public void close() {
     open.invalidateAll();

@@ -32,37 +32,37 @@ interface Authorization {
   Optional<String> header() throws IOException;
 
   static Authorization basic(String user, Secret password) {
-    String value = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password.reveal()).getBytes(StandardCharsets.UTF_8));
-    return new Authorization() {
-      @Override
-      public Optional<String> header() {
-        return Optional.of(value);
-      }
-
-      @Override
-      public String toString() {
-        return "basic as " + user;
-      }
-    };
+    return new Fixed("Basic " + Base64.getEncoder().encodeToString((user + ":" + password.reveal()).getBytes(StandardCharsets.UTF_8)),
+        "basic as " + user);
   }
 
   static Authorization bearer(Secret token) {
-    String value = "Bearer " + token.reveal();
-    return new Authorization() {
-      @Override
-      public Optional<String> header() {
-        return Optional.of(value);
-      }
-
-      @Override
-      public String toString() {
-        return "bearer token";
-      }
-    };
+    return new Fixed("Bearer " + token.reveal(), "bearer token");
   }
 
   static Authorization bearerFile(Path file) {
     return new TokenFile(file);
+  }
+
+  /** A header value that never changes, described by {@code description} (which must not hold the secret). */
+  final class Fixed implements Authorization {
+    private final String value;
+    private final String description;
+
+    private Fixed(String value, String description) {
+      this.value = requireNonNull(value, "value is null");
+      this.description = requireNonNull(description, "description is null");
+    }
+
+    @Override
+    public Optional<String> header() {
+      return Optional.of(value);
+    }
+
+    @Override
+    public String toString() {
+      return description;
+    }
   }
 
   /** A bearer token kept in a file, re-read when the file's modification time or size changes (token rotation). */

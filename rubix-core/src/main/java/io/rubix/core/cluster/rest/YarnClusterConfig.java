@@ -6,6 +6,7 @@ import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.spi.config.ClusterKeys;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -103,7 +104,7 @@ record YarnClusterConfig(List<URI> resourceManagers, String user) {
         throw new IllegalArgumentException("no host");
       }
       return uri.getPort() < 0 ? new URI(scheme, null, uri.getHost(), defaultPort, null, null, null) : uri;
-    } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+    } catch (URISyntaxException | IllegalArgumentException e) {
       throw new InvalidConfigException(where, address, "host:port of the ResourceManager's web services");
     }
   }
