@@ -22,6 +22,8 @@ final class CachedObject {
   final Map<Integer, Long> inFlight = new HashMap<>();
   final int[] crc32c;
   long chargedBytes;
+  /** Its charge after it was dropped, until its files are truncated (see {@link DiskSpace#releasingBytes}). */
+  long releasingBytes;
   /** Its journal and data file are being created, outside the lock, by the caller that started caching it. */
   boolean creating;
 

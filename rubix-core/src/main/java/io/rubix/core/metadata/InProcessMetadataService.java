@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * disk delays the readers of objects on that disk and nothing else. A block is journaled as published
  * before it is published in memory; a block is unpublished in memory before it is journaled so.
  * Waits for in-flight blocks hold no thread ({@link #whenSettled}) in the daemon.
- * Space is charged when a block is granted, before any byte is written, so a disk's cap is never
- * exceeded: granting evicts least-recently-used objects that no lease is fetching into, and denies
+ * Space is charged when a block is granted, before any byte is written, and given back only after
+ * the dropped object's files are truncated (until then it is "releasing", still charged, so no
+ * grant is made in space whose old bytes are still on disk), so a disk's cap is never exceeded: granting evicts least-recently-used objects that no lease is fetching into, and denies
  * the block when that is not enough. A block stays charged while bytes may be on disk (granted,
  * aborted after a write, published, or dropped as corrupt) until its object is evicted; a grant is
  * journaled as a charge before it is answered, so a restarted service still charges the blocks that
@@ -949,8 +950,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
             reserved += DiskCharge.ofBlock(object.blockLength(block));
           }
         }
-        // in-flight blocks are charged when granted: report them as reserved only, so used + reserved is what the cap bounds
-        result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes - reserved, reserved, disk.lru.size()));
+        // in-flight blocks are charged when granted: report them as reserved only, so used + reserved is what the cap bounds;
+        // bytes of dropped objects still being deleted are nobody's and not reported (they stay charged for grants)
+        result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes - disk.releasingBytes - reserved, reserved,
+            disk.lru.size()));
       }
       return new CacheUsage(result, evictions);
     } finally {
@@ -987,7 +990,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return object;
   }
 
-  /** Makes room for {@code length} more bytes on {@code disk}, evicting LRU objects; false when impossible. */
+  /**
+   * Makes room for {@code length} more bytes on {@code disk}, evicting LRU objects into {@code evicted};
+   * false when impossible. Space of objects other calls dropped counts as used until their files are
+   * truncated; space of the objects in {@code evicted} counts as free, since the caller deletes their
+   * files before it answers.
+   */
   // @GuardedBy("lock")
   private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
     if (length > disk.capacityBytes) {
@@ -995,7 +1003,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     Iterator<CachedObject> candidates = disk.lru.values().iterator();
     List<CachedObject> victims = new ArrayList<>();
+    // the objects this call already evicted are truncated before its grants are answered: their space is this call's
     long freed = 0;
+    for (CachedObject victim : evicted) {
+      if (disks.get(victim.disk) == disk) {
+        freed += victim.releasingBytes;
+      }
+    }
     while (disk.usedBytes - freed + length > disk.capacityBytes && candidates.hasNext()) {
       CachedObject candidate = candidates.next();
       if (candidate != requester && !candidate.pinned() && candidate.chargedBytes > 0) {
@@ -1017,10 +1031,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   /** Unpublishes everything of {@code object}; its file is deleted by the caller after unlocking. */
   // @GuardedBy("lock")
   private void drop(CachedObject object) {
-    objects.remove(object.version);
-    disks.get(object.disk).lru.remove(object.version);
-    disks.get(object.disk).usedBytes -= object.chargedBytes;
-    object.chargedBytes = 0;
+    forget(object);
     object.published.clear();
     for (Long leaseId : List.copyOf(object.inFlight.values())) {
       leases.remove(leaseId);
@@ -1030,11 +1041,35 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   // @GuardedBy("lock")
+  /**
+   * Removes {@code object} from the metadata. Its charge stays on the disk, as releasing, until
+   * {@link #deleteFiles} has truncated its files: space is given back only when its bytes are gone.
+   */
   private void forget(CachedObject object) {
     objects.remove(object.version);
-    disks.get(object.disk).lru.remove(object.version);
-    disks.get(object.disk).usedBytes -= object.chargedBytes;
+    DiskSpace disk = disks.get(object.disk);
+    disk.lru.remove(object.version);
+    disk.releasingBytes += object.chargedBytes;
+    object.releasingBytes += object.chargedBytes;
     object.chargedBytes = 0;
+  }
+
+  /** Gives back the charge of a dropped object once its files are gone; files that could not be deleted stay charged for good. */
+  private void released(CachedObject object, boolean gone) {
+    lock.lock();
+    try {
+      DiskSpace disk = disks.get(object.disk);
+      long bytes = object.releasingBytes;
+      object.releasingBytes = 0;
+      disk.releasingBytes -= bytes;
+      if (gone) {
+        disk.usedBytes -= bytes;
+      } else {
+        disk.leftoverBytes += bytes;
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   // @GuardedBy("lock")
@@ -1150,12 +1185,15 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       for (EvictionListener listener : listeners) {
         listener.evicted(object.dataFile);
       }
+      boolean gone = false;
       try {
         journal.dropped(object.dataFile);
         DataFiles.delete(object.dataFile);
+        gone = true;
       } catch (IOException e) {
-        LOG.warn("Could not delete evicted cache file {}", object.dataFile, e);
+        LOG.warn("Could not delete evicted cache file {}; its {} charged bytes stay charged", object.dataFile, object.releasingBytes, e);
       }
+      released(object, gone);
     }
   }
 }
