@@ -139,7 +139,7 @@ class ChaosTest {
    * recovery evicts again.
    */
   @Test
-  @Disabled("issue 9: after a kill -9 the cache's data files can exceed the cap until the daemon is restarted")
+  @Disabled("issue 9: after a kill -9 the cache's data files can exceed the cap until the daemon is restarted (1 of 4 runs after space is released only when its bytes are gone)")
   void capHoldsAlsoWhileTheDaemonIsDown() throws Exception {
     chaos(true);
   }
