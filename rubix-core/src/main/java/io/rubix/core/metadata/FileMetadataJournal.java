@@ -3,6 +3,7 @@ package io.rubix.core.metadata;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.DataFileLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -51,7 +52,7 @@ public final class FileMetadataJournal implements MetadataJournal {
 
   static Path metaFile(Path dataFile) {
     String name = dataFile.getFileName().toString();
-    return dataFile.resolveSibling(name.substring(0, name.length() - CacheLayout.DATA_SUFFIX.length()) + META_SUFFIX);
+    return dataFile.resolveSibling(name.substring(0, name.length() - DataFileLayout.DATA_SUFFIX.length()) + META_SUFFIX);
   }
 
   @Override
@@ -129,7 +130,7 @@ public final class FileMetadataJournal implements MetadataJournal {
       if (object != null) {
         scan.objects.add(object);
       }
-    } else if (name.endsWith(CacheLayout.DATA_SUFFIX) && !Files.exists(metaFile(file))) {
+    } else if (name.endsWith(DataFileLayout.DATA_SUFFIX) && !Files.exists(metaFile(file))) {
       LOG.info("Deleting cache data file without metadata: {}", file);
       scan.problems++;
       scan.delete(file, disk);
@@ -176,7 +177,7 @@ public final class FileMetadataJournal implements MetadataJournal {
 
   private Recovered recoverOne(Path meta, int disk, Scan scan) {
     String name = meta.getFileName().toString();
-    Path dataFile = meta.resolveSibling(name.substring(0, name.length() - META_SUFFIX.length()) + CacheLayout.DATA_SUFFIX);
+    Path dataFile = meta.resolveSibling(name.substring(0, name.length() - META_SUFFIX.length()) + DataFileLayout.DATA_SUFFIX);
     try {
       byte[] bytes = Files.readAllBytes(meta);
       ByteBuffer in = ByteBuffer.wrap(bytes);
@@ -186,7 +187,7 @@ public final class FileMetadataJournal implements MetadataJournal {
       }
       int dash = name.lastIndexOf('-');
       String hex = name.substring(0, dash);
-      if (!hex.equals(CacheLayout.sha256Hex(version.canonicalKey()))) {
+      if (!hex.equals(DataFileLayout.sha256Hex(version.canonicalKey()))) {
         return discard(meta, dataFile, disk, scan, "name does not match the version it holds");
       }
       long generation = Long.parseLong(name.substring(dash + 1, name.length() - META_SUFFIX.length()));

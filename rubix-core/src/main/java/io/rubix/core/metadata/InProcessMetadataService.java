@@ -12,6 +12,7 @@ import io.rubix.spi.metadata.CacheAdministration;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
+import io.rubix.spi.metadata.DataFileLayout;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -68,7 +69,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public static final long DEFAULT_MAX_OBJECTS = Long.parseLong(CacheKeys.MAX_OBJECTS.defaultValue());
 
   private final int blockSize;
-  private final CacheLayout layout;
+  private final DataFileLayout layout;
   private final List<DiskSpace> disks;
   private final long leaseTimeoutNanos;
   private final LongSupplier nanoClock;
@@ -165,7 +166,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     CRC32C zeros = new CRC32C();
     zeros.update(new byte[blockSize]);
     this.zeroBlockCrc = (int) zeros.getValue();
-    this.layout = new CacheLayout(roots);
+    this.layout = new DataFileLayout(roots);
     this.disks = new ArrayList<>();
     for (int i = 0; i < roots.size(); i++) {
       disks.add(new DiskSpace(roots.get(i), capacities.get(i)));

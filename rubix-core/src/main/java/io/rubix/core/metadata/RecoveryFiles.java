@@ -1,5 +1,6 @@
 package io.rubix.core.metadata;
 
+import io.rubix.spi.metadata.DataFileLayout;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -36,7 +37,7 @@ interface RecoveryFiles {
 
     @Override
     public void delete(Path file) throws IOException {
-      if (file.getFileName().toString().endsWith(CacheLayout.DATA_SUFFIX)) {
+      if (file.getFileName().toString().endsWith(DataFileLayout.DATA_SUFFIX)) {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
           channel.truncate(0);
         } catch (NoSuchFileException e) {

@@ -6,6 +6,7 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.DataFileLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -282,7 +283,7 @@ class FileMetadataJournalTest {
       int recovered = 0;
       for (ObjectVersion v : versions) {
         BlockRange status = restarted.status(v, 0, 2);
-        Path prefix = root.resolve(CacheLayout.sha256Hex(v.canonicalKey()).substring(0, 2));
+        Path prefix = root.resolve(DataFileLayout.sha256Hex(v.canonicalKey()).substring(0, 2));
         boolean readable = !prefix.equals(unopenable) && !prefix.equals(breaksWhileIterating);
         assertThat(status.allCached(0, 2)).as("%s in %s", v, prefix).isEqualTo(readable);
         recovered += readable ? 1 : 0;

@@ -3,6 +3,7 @@ package io.rubix.core.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.DataFileLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -12,7 +13,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class CacheLayoutTest {
+class DataFileLayoutTest {
   @TempDir
   Path disk0;
   @TempDir
@@ -52,7 +53,7 @@ class CacheLayoutTest {
 
   @Test
   void dataFilesStayInsideTheirRoot() {
-    CacheLayout layout = new CacheLayout(List.of(disk0, disk1));
+    DataFileLayout layout = new DataFileLayout(List.of(disk0, disk1));
     for (String remote : hostilePaths()) {
       ObjectVersion version = new ObjectVersion(remote, 10, 20, "etag");
       int disk = layout.diskOf(version);
@@ -68,7 +69,7 @@ class CacheLayoutTest {
 
   @Test
   void distinctVersionsAndGenerationsMapToDistinctFiles() {
-    CacheLayout layout = new CacheLayout(List.of(disk0));
+    DataFileLayout layout = new DataFileLayout(List.of(disk0));
     List<ObjectVersion> versions = new ArrayList<>();
     for (String remote : hostilePaths()) {
       versions.add(new ObjectVersion(remote, 10, 20, "etag"));
@@ -90,5 +91,21 @@ class CacheLayoutTest {
     assertThat(layout.dataFile(one, 0, 1)).isEqualTo(layout.dataFile(one, 0, 1));
     assertThat(layout.dataFile(one, 0, 2)).isNotEqualTo(layout.dataFile(one, 0, 1));
     assertThat(layout.dataFile(one, 0, 12)).isNotEqualTo(layout.dataFile(one, 0, 1));
+  }
+
+  @Test
+  void aClientAcceptsOnlyTheNameItsLayoutGivesTheVersion() throws Exception {
+    DataFileLayout layout = new DataFileLayout(List.of(disk0, disk1));
+    ObjectVersion version = new ObjectVersion("s3a://b/k", 10, 20, "etag");
+    ObjectVersion other = new ObjectVersion("s3a://b/k", 10, 21, "etag");
+    Path own = layout.dataFile(version, layout.diskOf(version), 7);
+    assertThat(layout.checkDataFile(version, own.toString())).isEqualTo(own);
+    for (String refused : List.of(layout.dataFile(other, layout.diskOf(other), 7).toString(), "/etc/passwd",
+        own.getParent().getParent().resolve("..").resolve(own.getParent().getFileName()).resolve(own.getFileName()).toString(),
+        disk0.getFileName().resolve(own.getParent().getFileName()).resolve(own.getFileName()).toString(),
+        own.toString().replace("-7.blocks", "-0.blocks"), own + "/x")) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> layout.checkDataFile(version, refused)).as(refused)
+          .isInstanceOf(java.io.IOException.class).hasMessageContaining("Refusing cache data file");
+    }
   }
 }
