@@ -137,10 +137,11 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
 
   @Override
   public BlockRange awaitInFlight(ObjectVersion version, int firstBlock, int endBlock, long timeoutMillis) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+    long deadline = nanoClock.getAsLong() + timeoutMillis * 1_000_000L;
     long slice = Math.max(1, config.readTimeout().toMillis() / 2);
     while (true) {
-      long remaining = Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
+      // rounded up: a wait is never shorter than asked (rounding down answered a 300 ms wait after 299 ms)
+      long remaining = Math.max(0, (deadline - nanoClock.getAsLong() + 999_999L) / 1_000_000L);
       long wait = Math.min(remaining, slice);
       BlockRange range = checked(ThriftCodec.fromThrift(version, call(c -> c.awaitInFlight(ThriftCodec.toThrift(version), firstBlock, endBlock, wait))));
       if (remaining <= slice || !anyInFlight(range)) {
