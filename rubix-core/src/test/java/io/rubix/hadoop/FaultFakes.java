@@ -1,14 +1,12 @@
 package io.rubix.hadoop;
 
 import io.rubix.core.store.ChannelOpener;
+import io.rubix.core.store.ForwardingFileChannel;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,26 +25,9 @@ final class FaultFakes {
   private FaultFakes() {}
 
   /** A file channel whose writes all fail as on a full disk; reads and everything else pass through. */
-  static final class NoSpaceChannel extends FileChannel {
-    private final FileChannel delegate;
-
+  static final class NoSpaceChannel extends ForwardingFileChannel {
     NoSpaceChannel(FileChannel delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public int read(ByteBuffer dst) throws IOException {
-      return delegate.read(dst);
-    }
-
-    @Override
-    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-      return delegate.read(dsts, offset, length);
-    }
-
-    @Override
-    public int read(ByteBuffer dst, long position) throws IOException {
-      return delegate.read(dst, position);
+      super(delegate);
     }
 
     @Override
@@ -65,60 +46,8 @@ final class FaultFakes {
     }
 
     @Override
-    public long position() throws IOException {
-      return delegate.position();
-    }
-
-    @Override
-    public FileChannel position(long newPosition) throws IOException {
-      delegate.position(newPosition);
-      return this;
-    }
-
-    @Override
-    public long size() throws IOException {
-      return delegate.size();
-    }
-
-    @Override
-    public FileChannel truncate(long size) throws IOException {
-      delegate.truncate(size);
-      return this;
-    }
-
-    @Override
-    public void force(boolean metaData) throws IOException {
-      delegate.force(metaData);
-    }
-
-    @Override
-    public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-      return delegate.transferTo(position, count, target);
-    }
-
-    @Override
     public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
       throw new IOException(NO_SPACE);
-    }
-
-    @Override
-    public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-      return delegate.map(mode, position, size);
-    }
-
-    @Override
-    public FileLock lock(long position, long size, boolean shared) throws IOException {
-      return delegate.lock(position, size, shared);
-    }
-
-    @Override
-    public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-      return delegate.tryLock(position, size, shared);
-    }
-
-    @Override
-    protected void implCloseChannel() throws IOException {
-      delegate.close();
     }
   }
 

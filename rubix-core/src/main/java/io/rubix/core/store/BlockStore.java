@@ -163,11 +163,18 @@ public final class BlockStore implements Closeable {
 
   /**
    * Writes into a live file only: checked before (a file dropped earlier is never written, so its
-   * inode gets no new blocks outside the accounting) and after (a drop that raced the write is seen).
+   * inode gets no new blocks outside the accounting) and after. A drop that raced the write (between
+   * the check and the write) left this write's blocks in an unlinked inode that no accounting charges
+   * and that stays allocated as long as any JVM holds the file open, which one that read it long ago
+   * may: the writer truncates it again before it gives the file up. Only a dropped file is ever short
+   * of or past its live length, so this never truncates a live one.
    */
   private void writeLive(CacheFile file, ObjectVersion version, int block, ByteBuffer bytes) throws IOException {
     checkLive(file, version);
     writeOnce(file, block, bytes);
+    if (file.channel().size() != DataFileLayout.liveLength(version)) {
+      file.channel().truncate(0);
+    }
     checkLive(file, version);
   }
 

@@ -8,11 +8,13 @@ import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -90,6 +92,43 @@ class DroppedFileTest {
       assertThat(service.commit(leaseB.leaseId(), new int[] {5}, new int[] {BlockStore.crc32c(ByteBuffer.wrap(data, 5 * BLOCK, BLOCK))}))
           .as("the cleared lease publishes nothing").isZero();
       assertThatThrownBy(() -> readBlock0(a, dataFile, status)).isInstanceOf(CacheFileGoneException.class);
+    }
+  }
+
+  /**
+   * The cap, not only the bytes: a write that lands in a file dropped after the writer checked it gives
+   * the unlinked inode blocks no accounting charges, and they stay allocated as long as any JVM holds
+   * the file open, which a reader that last used it long ago still does. The writer takes them back.
+   * The drop is forced between the writer's check and its write by a channel that runs it there.
+   */
+  @Test
+  void aWriteThatRacesTheDropLeavesNothingAllocatedInTheDroppedFile() throws Exception {
+    try (InProcessMetadataService service = service(); CacheFiles filesA = new CacheFiles(8, ChannelOpener.DEFAULT)) {
+      AtomicReference<Runnable> beforeWrite = new AtomicReference<>();
+      ChannelOpener racing = file -> new ForwardingFileChannel(ChannelOpener.DEFAULT.open(file)) {
+        @Override
+        public int write(ByteBuffer src, long position) throws IOException {
+          Runnable hook = beforeWrite.getAndSet(null);
+          if (hook != null) {
+            hook.run();
+          }
+          return super.write(src, position);
+        }
+      };
+      try (CacheFiles filesB = new CacheFiles(8, racing)) {
+        BlockStore a = store(filesA);
+        BlockStore b = store(filesB);
+        Path dataFile = publish(service, a, 0);
+        BlockRange status = service.status(version, 0, 1);
+        assertThat(readBlock0(a, dataFile, status)).as("A holds the file open, then leaves it idle").isEqualTo(block(0));
+        BlockRange leaseB = service.acquire(version, 5, 6);
+        assertThat(leaseB.state(5)).isEqualTo(BlockState.GRANTED);
+        beforeWrite.set(() -> assertThat(service.clear()).isEqualTo(1));
+        assertThatThrownBy(() -> b.write(dataFile, version, 5, ByteBuffer.wrap(data, 5 * BLOCK, BLOCK))).isInstanceOf(CacheFileGoneException.class);
+        assertThat(beforeWrite.get()).as("the drop ran between the check and the write").isNull();
+        assertThat(filesA.get(dataFile).channel().size()).as("length of the dropped file A still holds (was it written, its block stays allocated)")
+            .isZero();
+      }
     }
   }
 
