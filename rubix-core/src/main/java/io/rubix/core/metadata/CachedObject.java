@@ -26,6 +26,14 @@ final class CachedObject {
   long releasingBytes;
   /** Its journal and data file are being created, outside the lock, by the caller that started caching it. */
   boolean creating;
+  /** After it was dropped: its files were truncated ({@link #filesGone}), or could not be, and the attempt is over. */
+  boolean filesReleased;
+  boolean filesGone;
+  /**
+   * Recovered after a restart: its blocks charged but not published, which grantees of the previous
+   * run may still be writing, until one lease timeout after recovery (see {@link FencedWrites}).
+   */
+  Lease recoveredWrites;
 
   CachedObject(ObjectVersion version, int disk, Path dataFile, int blockSize) {
     this.version = version;
@@ -37,6 +45,15 @@ final class CachedObject {
 
   int blockLength(int block) {
     return version.blockLength(block, blockSize);
+  }
+
+  /** What {@code blocks} of this object are charged. */
+  long chargeOf(BitSet blocks) {
+    long bytes = 0;
+    for (int block = blocks.nextSetBit(0); block >= 0 && block < crc32c.length; block = blocks.nextSetBit(block + 1)) {
+      bytes += DiskCharge.ofBlock(blockLength(block));
+    }
+    return bytes;
   }
 
   boolean pinned() {

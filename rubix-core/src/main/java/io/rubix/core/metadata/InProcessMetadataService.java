@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -27,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -99,6 +101,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final Map<Long, Lease> leases = new LinkedHashMap<>();
   // @GuardedBy("lock")
   private long nextLeaseId = firstLeaseId();
+  /** Charges of dropped objects' blocks that grantees may still be writing. */
+  // @GuardedBy("lock")
+  private final FencedWrites fencedWrites = new FencedWrites(this::giveBack);
   // @GuardedBy("lock")
   private long nextGeneration = 1;
   // @GuardedBy("lock")
@@ -192,6 +197,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       recovery = new MetadataJournal.Recovery(List.of(), List.of(), 1);
     }
     List<CachedObject> evicted = new ArrayList<>();
+    long recoveredAt = nanoClock.getAsLong();
     lock.lock();
     try {
       long blocks = 0;
@@ -213,6 +219,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
         for (int block = object.charged.nextSetBit(0); block >= 0; block = object.charged.nextSetBit(block + 1)) {
           object.chargedBytes += DiskCharge.ofBlock(object.blockLength(block));
+        }
+        BitSet unpublished = (BitSet) object.charged.clone();
+        unpublished.andNot(object.published);
+        if (!unpublished.isEmpty()) {
+          // granted by the previous run, whose grantees may still be writing them
+          object.recoveredWrites = new Lease(nextLeaseId++, object, recoveredAt + leaseTimeoutNanos);
+          object.recoveredWrites.blocks.or(unpublished);
         }
         blocks += object.published.cardinality();
         objects.put(r.version(), object);
@@ -537,6 +550,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       lease = leases.get(leaseId);
       if (lease == null) {
+        fencedWrites.end(leaseId, blocks); // its object was dropped: the writer is done with these blocks
         return 0;
       }
     } finally {
@@ -558,6 +572,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       if (leases.get(leaseId) != lease) {
+        fencedWrites.end(leaseId, blocks);
         return 0; // expired, or its object was dropped, while the bytes were checked
       }
       int published = 0;
@@ -635,6 +650,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       Lease lease = leases.get(leaseId);
       if (lease == null) {
+        fencedWrites.end(leaseId, blocks);
         return;
       }
       object = lease.object;
@@ -1015,7 +1031,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       CachedObject candidate = candidates.next();
       if (candidate != requester && !candidate.pinned() && candidate.chargedBytes > 0) {
         victims.add(candidate);
-        freed += candidate.chargedBytes;
+        freed += candidate.chargedBytes - recoveredWritesCharge(candidate);
       }
     }
     if (disk.usedBytes - freed + length > disk.capacityBytes) {
@@ -1029,16 +1045,46 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return true;
   }
 
-  /** Unpublishes everything of {@code object}; its file is deleted by the caller after unlocking. */
+  /**
+   * Unpublishes everything of {@code object}; its file is deleted by the caller after unlocking. The
+   * charge of the blocks its grantees (of this run, or of the previous one after a restart) may still
+   * be writing is held until they are done: see {@link FencedWrites}.
+   */
   // @GuardedBy("lock")
   private void drop(CachedObject object) {
     forget(object);
     object.published.clear();
-    for (Long leaseId : List.copyOf(object.inFlight.values())) {
-      leases.remove(leaseId);
+    BitSet held = new BitSet();
+    if (recoveredWritesCharge(object) > 0) {
+      object.releasingBytes -= fencedWrites.fence(object.recoveredWrites, held);
+      held.or(object.recoveredWrites.blocks);
+    }
+    object.recoveredWrites = null;
+    for (Long leaseId : Set.copyOf(object.inFlight.values())) {
+      Lease lease = leases.remove(leaseId);
+      if (lease != null) {
+        object.releasingBytes -= fencedWrites.fence(lease, held);
+        held.or(lease.blocks);
+      }
     }
     object.inFlight.clear();
     inFlightChanged();
+  }
+
+  /** The charge of {@code object}'s blocks that grantees of the previous run may still be writing (none once a lease timeout passed). */
+  // @GuardedBy("lock")
+  private long recoveredWritesCharge(CachedObject object) {
+    Lease writes = object.recoveredWrites;
+    if (writes == null) {
+      return 0;
+    }
+    if (nanoClock.getAsLong() - writes.deadlineNanos >= 0) {
+      object.recoveredWrites = null;
+      return 0;
+    }
+    BitSet charged = (BitSet) writes.blocks.clone();
+    charged.and(object.charged);
+    return object.chargeOf(charged);
   }
 
   // @GuardedBy("lock")
@@ -1055,21 +1101,36 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     object.chargedBytes = 0;
   }
 
-  /** Gives back the charge of a dropped object once its files are gone; files that could not be deleted stay charged for good. */
+  /**
+   * Gives back the charge of a dropped object once its files are gone, except what is fenced for its
+   * grantees (given back when they are done); files that could not be deleted stay charged for good.
+   */
   private void released(CachedObject object, boolean gone) {
     lock.lock();
     try {
-      DiskSpace disk = disks.get(object.disk);
+      object.filesReleased = true;
+      object.filesGone = gone;
       long bytes = object.releasingBytes;
       object.releasingBytes = 0;
-      disk.releasingBytes -= bytes;
-      if (gone) {
-        disk.usedBytes -= bytes;
-      } else {
-        disk.leftoverBytes += bytes;
-      }
+      giveBack(object, bytes);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Gives back {@code bytes} of a dropped object's charge: now if its files are truncated, else when they are. */
+  // @GuardedBy("lock")
+  private void giveBack(CachedObject object, long bytes) {
+    if (!object.filesReleased) {
+      object.releasingBytes += bytes;
+      return;
+    }
+    DiskSpace disk = disks.get(object.disk);
+    disk.releasingBytes -= bytes;
+    if (object.filesGone) {
+      disk.usedBytes -= bytes;
+    } else {
+      disk.leftoverBytes += bytes;
     }
   }
 
@@ -1092,10 +1153,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   // @GuardedBy("lock")
   private void expireLeases() {
+    long now = nanoClock.getAsLong();
+    fencedWrites.expire(now);
     if (leases.isEmpty()) {
       return;
     }
-    long now = nanoClock.getAsLong();
     Iterator<Lease> it = leases.values().iterator();
     boolean expired = false;
     while (it.hasNext()) {

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -106,6 +107,33 @@ class FileMetadataJournalTest {
       assertThat(restarted.acquire(a, 1, 4).state(1)).isEqualTo(BlockState.GRANTED);
       CacheUsage.Disk disk = restarted.usage().disks().get(0);
       assertThat(disk.usedBytes() + disk.reservedBytes()).isEqualTo(4L * BLOCK + DiskCharge.OBJECT_OVERHEAD);
+    }
+  }
+
+  /**
+   * Issue 9, the cap after a kill -9: a grantee of the crashed run may still be writing the blocks it
+   * was granted, into a file the restarted run drops. Their charge is held for one lease timeout
+   * after recovery, whatever the new run knows of leases.
+   */
+  @Test
+  void blocksGrantedBeforeARestartStayChargedForALeaseTimeoutAfterTheirObjectIsDropped() throws Exception {
+    AtomicLong clock = new AtomicLong(1_000_000_000L);
+    Duration lease = Duration.ofSeconds(30);
+    long cap = 4L * BLOCK + DiskCharge.OBJECT_OVERHEAD;
+    ObjectVersion a = version("a");
+    ObjectVersion b = version("b");
+    try (InProcessMetadataService crashed = new InProcessMetadataService(BLOCK, List.of(root), List.of(cap), lease, clock::get,
+        new FileMetadataJournal(BLOCK))) {
+      assertThat(crashed.acquire(a, 0, 3).state(2)).isEqualTo(BlockState.GRANTED);
+    }
+    try (InProcessMetadataService restarted = new InProcessMetadataService(BLOCK, List.of(root), List.of(cap), lease, clock::get,
+        new FileMetadataJournal(BLOCK))) {
+      restarted.invalidate(a);
+      assertThat(restarted.acquire(b, 0, 4).state(1)).as("the 3 blocks the old grantee may write are held").isEqualTo(BlockState.DENIED);
+      clock.addAndGet(lease.toNanos());
+      BlockRange later = restarted.acquire(b, 1, 4);
+      assertThat(later.state(1)).as("given back a lease timeout after recovery").isEqualTo(BlockState.GRANTED);
+      assertThat(later.state(3)).isEqualTo(BlockState.GRANTED);
     }
   }
 

@@ -203,6 +203,54 @@ class InProcessMetadataServiceTest {
     }
   }
 
+  /**
+   * Issue 9, the cap: a grantee that checked its file live just before the drop lands its write in the
+   * dropped file (and truncates it again once it sees). Until it is done, that is a commit or an abort
+   * of the block, or its lease expired, the block's charge is held: no grant is made in that space.
+   */
+  @Test
+  void blocksOfADroppedObjectStayChargedUntilTheirGranteeIsDone() throws Exception {
+    try (InProcessMetadataService service = service(4L * BLOCK + OBJECT)) {
+      ObjectVersion dropped = version("dropped", 3L * BLOCK);
+      ObjectVersion next = version("next", 4L * BLOCK);
+      BlockRange committing = service.acquire(dropped, 0, 2);
+      BlockRange aborting = service.acquire(dropped, 2, 3);
+      service.invalidate(dropped);
+      BlockRange held = service.acquire(next, 0, 4);
+      assertThat(grantedCount(held)).as("blocks granted while the dropped object's grantees may still write 3 blocks").isEqualTo(1);
+
+      assertThat(TestBlocks.commit(service, committing, BLOCK, 0, 1)).as("a commit to a dropped object publishes nothing").isZero();
+      assertThat(grantedCount(service.acquire(next, 1, 4))).as("granted once the committer is done with its 2 blocks").isEqualTo(2);
+      service.abort(aborting.leaseId(), new int[] {2}, true);
+      assertThat(grantedCount(service.acquire(next, 3, 4))).as("granted once the last grantee aborted").isEqualTo(1);
+      assertWithinCap(service, "the grantees of a dropped object finished");
+    }
+  }
+
+  @Test
+  void blocksOfADroppedObjectAreGivenBackWhenTheirLeaseExpires() throws Exception {
+    try (InProcessMetadataService service = service(4L * BLOCK + OBJECT)) {
+      ObjectVersion dropped = version("dropped", 3L * BLOCK);
+      ObjectVersion next = version("next", 4L * BLOCK);
+      service.acquire(dropped, 0, 3);
+      service.clear();
+      assertThat(grantedCount(service.acquire(next, 0, 4))).isEqualTo(1);
+      clock.addAndGet(LEASE.toNanos());
+      assertThat(grantedCount(service.acquire(next, 1, 4))).as("granted once the silent grantee's lease expired").isEqualTo(3);
+      assertWithinCap(service, "expiry of a dropped object's lease");
+    }
+  }
+
+  private static int grantedCount(BlockRange range) {
+    int granted = 0;
+    for (int b = range.firstBlock(); b < range.endBlock(); b++) {
+      if (range.state(b) == BlockState.GRANTED) {
+        granted++;
+      }
+    }
+    return granted;
+  }
+
   @Test
   void theServiceCreatesDataFilesSoAWriterWhoseLeaseExpiredCannotRecreateAnEvictedOne() throws Exception {
     try (InProcessMetadataService service = service(8L * BLOCK)) {
