@@ -23,18 +23,12 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -72,8 +66,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   private final int blockSize;
   private final DataFileLayout layout;
-  private final List<DiskSpace> disks;
-  private final long leaseTimeoutNanos;
   private final LongSupplier nanoClock;
   private final List<EvictionListener> listeners = new CopyOnWriteArrayList<>();
   private final MetadataJournal journal;
@@ -85,25 +77,14 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final Condition inFlightCondition = lock.newCondition();
   /** Longest an acquire waits for another caller to create the files of the object it asks for. */
   private static final long CREATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
-  /** Most {@link #whenSettled} waits pending at once. */
-  static final int MAX_WAITERS = 10_000;
-  // @GuardedBy("lock")
-  private final List<Waiter> waiters = new ArrayList<>();
-  // @GuardedBy("lock")
-  private ScheduledExecutorService waitScheduler;
-  /** When the next scheduled recheck of waiters runs, or Long.MIN_VALUE when none is scheduled. */
-  // @GuardedBy("lock")
-  private long nextRecheckNanos = Long.MIN_VALUE;
   // @GuardedBy("lock")
   private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
   // @GuardedBy("lock")
-  /** Leases in creation order, which is deadline order: all have the same timeout. */
-  private final Map<Long, Lease> leases = new LinkedHashMap<>();
+  private final SpaceLedger space;
   // @GuardedBy("lock")
-  private long nextLeaseId = firstLeaseId();
-  /** Charges of dropped objects' blocks that grantees may still be writing. */
+  private final LeaseTable leases;
   // @GuardedBy("lock")
-  private final FencedWrites fencedWrites = new FencedWrites(this::giveBack);
+  private final SettleWaiters waiters;
   // @GuardedBy("lock")
   private long nextGeneration = 1;
   // @GuardedBy("lock")
@@ -164,20 +145,15 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     if (blockSize <= 0) {
       throw new IllegalArgumentException("blockSize must be positive: " + blockSize);
     }
-    if (roots.size() != capacities.size()) {
-      throw new IllegalArgumentException("one capacity per root: " + roots + " vs " + capacities);
-    }
     this.blockSize = blockSize;
     CRC32C zeros = new CRC32C();
     zeros.update(new byte[blockSize]);
     this.zeroBlockCrc = (int) zeros.getValue();
     this.layout = new DataFileLayout(roots);
-    this.disks = new ArrayList<>();
-    for (int i = 0; i < roots.size(); i++) {
-      disks.add(new DiskSpace(roots.get(i), capacities.get(i)));
-    }
-    this.leaseTimeoutNanos = leaseTimeout.toNanos();
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
+    this.space = new SpaceLedger(roots, capacities, nanoClock);
+    this.leases = new LeaseTable(leaseTimeout.toNanos());
+    this.waiters = new SettleWaiters(nanoClock, this::recheckWaiters);
     this.journal = requireNonNull(journal, "journal is null");
     recover();
   }
@@ -202,7 +178,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       long blocks = 0;
       for (MetadataJournal.Recovered r : recovery.objects()) {
-        if (r.disk() < 0 || r.disk() >= disks.size()) {
+        if (r.disk() < 0 || r.disk() >= space.diskCount()) {
           recoveryProblems++;
           continue;
         }
@@ -224,28 +200,23 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         unpublished.andNot(object.published);
         if (!unpublished.isEmpty()) {
           // granted by the previous run, whose grantees may still be writing them
-          object.recoveredWrites = new Lease(nextLeaseId++, object, recoveredAt + leaseTimeoutNanos);
+          object.recoveredWrites = leases.create(object, recoveredAt);
           object.recoveredWrites.blocks.or(unpublished);
         }
         blocks += object.published.cardinality();
         objects.put(r.version(), object);
-        DiskSpace disk = disks.get(r.disk());
-        disk.lru.put(r.version(), object);
-        disk.usedBytes += object.chargedBytes;
+        space.recovered(object);
         nextGeneration = Math.max(nextGeneration, r.generation() + 1);
       }
       for (MetadataJournal.Leftover leftover : recovery.leftovers()) {
-        if (leftover.disk() >= 0 && leftover.disk() < disks.size()) {
-          DiskSpace disk = disks.get(leftover.disk());
-          long charge = DiskCharge.ofFile(leftover.bytes());
-          disk.leftoverBytes += charge;
-          disk.usedBytes += charge;
+        if (leftover.disk() >= 0 && leftover.disk() < space.diskCount()) {
+          space.leftover(leftover.disk(), leftover.bytes());
         }
       }
-      for (DiskSpace disk : disks) {
-        reserve(disk, null, 0, evicted);
+      for (int disk = 0; disk < space.diskCount(); disk++) {
+        reserve(space.disk(disk), null, 0, evicted);
       }
-      while (objects.size() > maxObjects && evictOneObject(disks.get(0), evicted)) {
+      while (objects.size() > maxObjects && evictOneObject(space.disk(0), evicted)) {
         // a journal from a run with a larger bound
       }
       recoveredBlocks = blocks;
@@ -279,15 +250,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
     }
     return live;
-  }
-
-  /**
-   * Lease ids start at a random point so that ids of a previous incarnation of this service (a crashed
-   * and restarted BookKeeper, whose readers still hold grants) never name a lease of this one: a stale
-   * commit is then ignored instead of publishing a block someone else was granted and has not written.
-   */
-  private static long firstLeaseId() {
-    return ThreadLocalRandom.current().nextLong(1, 1L << 62);
   }
 
   /** Blocks recovered from the journal at startup. */
@@ -364,8 +326,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         } else if (object.creating && (!awaitCreated(object) || objects.get(version) != object)) {
           return denied(version, firstBlock, endBlock);
         }
-        Lease lease = new Lease(nextLeaseId++, object, nanoClock.getAsLong() + leaseTimeoutNanos);
-        DiskSpace disk = disks.get(object.disk);
+        Lease lease = leases.create(object, nanoClock.getAsLong());
+        DiskSpace disk = space.diskOf(object);
         int[] newlyCharged = new int[endBlock - firstBlock];
         int charges = 0;
         for (int block = firstBlock; block < endBlock; block++) {
@@ -377,9 +339,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
             if (!reserve(disk, object, charge, evicted)) {
               continue;
             }
-            object.charged.set(block);
-            object.chargedBytes += charge;
-            disk.usedBytes += charge;
+            space.charge(object, block);
             newlyCharged[charges++] = block;
           }
           object.inFlight.put(block, lease.id);
@@ -390,7 +350,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           charged = Arrays.copyOf(newlyCharged, charges);
         }
         if (!lease.blocks.isEmpty()) {
-          leases.put(lease.id, lease);
+          leases.add(lease);
         } else if (object.charged.isEmpty() && object.inFlight.isEmpty()) {
           forget(object);
           evicted.add(object);
@@ -429,7 +389,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   // @GuardedBy("lock")
   private CachedObject create(ObjectVersion version, List<CachedObject> evicted) {
     int diskIndex = layout.diskOf(version);
-    DiskSpace disk = disks.get(diskIndex);
+    DiskSpace disk = space.disk(diskIndex);
     if (objects.size() >= maxObjects && !evictOneObject(disk, evicted)) {
       return null;
     }
@@ -438,10 +398,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration++), blockSize);
     object.creating = true;
-    object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
-    disk.usedBytes += DiskCharge.OBJECT_OVERHEAD;
     objects.put(version, object);
-    disk.lru.put(version, object);
+    space.created(object);
     return object;
   }
 
@@ -510,10 +468,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   /** Evicts the least recently used object nobody is fetching into, from {@code preferred} first; false when there is none. */
   // @GuardedBy("lock")
   private boolean evictOneObject(DiskSpace preferred, List<CachedObject> evicted) {
-    List<DiskSpace> order = new ArrayList<>(disks);
-    order.remove(preferred);
-    order.add(0, preferred);
-    for (DiskSpace disk : order) {
+    for (DiskSpace disk : space.disksFrom(preferred)) {
       for (CachedObject candidate : disk.lru.values()) {
         if (!candidate.pinned()) {
           drop(candidate);
@@ -550,7 +505,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       lease = leases.get(leaseId);
       if (lease == null) {
-        fencedWrites.end(leaseId, blocks); // its object was dropped: the writer is done with these blocks
+        space.fencedDone(leaseId, blocks); // its object was dropped: the writer is done with these blocks
         return 0;
       }
     } finally {
@@ -572,7 +527,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       if (leases.get(leaseId) != lease) {
-        fencedWrites.end(leaseId, blocks);
+        space.fencedDone(leaseId, blocks);
         return 0; // expired, or its object was dropped, while the bytes were checked
       }
       int published = 0;
@@ -598,7 +553,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.published.set(accepted[i]);
         object.crc32c[accepted[i]] = acceptedCrcs[i];
       }
-      finishIfDone(lease);
+      leases.finishIfDone(lease);
       inFlightChanged();
       return published;
     } finally {
@@ -650,7 +605,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       Lease lease = leases.get(leaseId);
       if (lease == null) {
-        fencedWrites.end(leaseId, blocks);
+        space.fencedDone(leaseId, blocks);
         return;
       }
       object = lease.object;
@@ -659,13 +614,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           lease.blocks.clear(block);
           object.inFlight.remove(block);
           if (!written) {
-            uncharge(object, block);
+            space.uncharge(object, block);
           } else {
             charged.add(block);
           }
         }
       }
-      finishIfDone(lease);
+      leases.finishIfDone(lease);
       if (object.charged.isEmpty() && !object.pinned() && objects.get(object.version) == object) {
         // nothing cached, written or being fetched (e.g. every fetch failed): keep no metadata for it
         forget(object);
@@ -685,8 +640,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    * The state of blocks {@code [firstBlock, endBlock)} once none of them is in flight, or at the
    * deadline, whichever comes first, without a waiting thread: the daemon answers its clients' waits
    * with it, so a waiting client never occupies a server worker. The future completes on the
-   * service's scheduler thread, never under the metadata lock. At most {@value #MAX_WAITERS} waits are
-   * pending at once; beyond that a wait is answered at once with the current state.
+   * service's scheduler thread, never under the metadata lock. At most {@value SettleWaiters#MAX_WAITERS}
+   * waits are pending at once; beyond that a wait is answered at once with the current state.
    */
   public CompletableFuture<BlockRange> whenSettled(ObjectVersion version, int firstBlock, int endBlock, long timeoutMillis) {
     checkRange(version, firstBlock, endBlock);
@@ -694,13 +649,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       expireLeases();
       CachedObject object = objects.get(version);
-      if (object == null || !anyInFlight(object, firstBlock, endBlock) || timeoutMillis <= 0 || waiters.size() >= MAX_WAITERS) {
+      if (object == null || !anyInFlight(object, firstBlock, endBlock) || timeoutMillis <= 0 || waiters.full()) {
         return CompletableFuture.completedFuture(describe(version, object, firstBlock, endBlock, null));
       }
-      Waiter waiter = new Waiter(version, firstBlock, endBlock, nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis),
-          new CompletableFuture<>());
-      waiters.add(waiter);
-      scheduleRecheck(nextRecheckNanos(waiter, object));
+      SettleWaiters.Waiter waiter = waiters.add(version, firstBlock, endBlock, timeoutMillis);
+      waiters.scheduleRecheck(nextRecheckNanos(waiter, object));
       return waiter.future();
     } finally {
       lock.unlock();
@@ -709,7 +662,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   /** When {@code waiter} must be looked at again without a change: its deadline, or the first expiry of a lease it waits for. */
   // @GuardedBy("lock")
-  private long nextRecheckNanos(Waiter waiter, CachedObject object) {
+  private long nextRecheckNanos(SettleWaiters.Waiter waiter, CachedObject object) {
     long at = waiter.deadlineNanos();
     for (Map.Entry<Integer, Long> entry : object.inFlight.entrySet()) {
       Lease lease = leases.get(entry.getValue());
@@ -720,42 +673,22 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return at;
   }
 
-  // @GuardedBy("lock")
-  private void scheduleRecheck(long atNanos) {
-    if (nextRecheckNanos != Long.MIN_VALUE && nextRecheckNanos - atNanos <= 0) {
-      return; // a recheck at or before that time is already scheduled
-    }
-    if (waitScheduler == null) {
-      waitScheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "rubix-metadata-waits");
-        thread.setDaemon(true);
-        return thread;
-      });
-    }
-    nextRecheckNanos = atNanos;
-    long delay = Math.max(TimeUnit.MILLISECONDS.toNanos(1), atNanos - nanoClock.getAsLong());
-    try {
-      waitScheduler.schedule(this::recheckWaiters, delay, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException closed) {
-      // the service is closing: close() answers every waiter
-    }
-  }
-
+  /** Runs on the waiters' scheduler when a deadline or a lease expiry may have settled a waiter. */
   private void recheckWaiters() {
     lock.lock();
     try {
-      nextRecheckNanos = Long.MIN_VALUE;
+      waiters.rechecking();
       expireLeases();
       settleWaiters();
       long next = Long.MAX_VALUE;
-      for (Waiter waiter : waiters) {
+      for (SettleWaiters.Waiter waiter : waiters.pending()) {
         CachedObject object = objects.get(waiter.version());
         if (object != null) {
           next = Math.min(next, nextRecheckNanos(waiter, object));
         }
       }
       if (next != Long.MAX_VALUE) {
-        scheduleRecheck(next);
+        waiters.scheduleRecheck(next);
       }
     } finally {
       lock.unlock();
@@ -765,26 +698,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   /** Answers the waiters whose blocks left the in-flight state or whose deadline passed. */
   // @GuardedBy("lock")
   private void settleWaiters() {
-    long now = nanoClock.getAsLong();
-    Iterator<Waiter> it = waiters.iterator();
-    while (it.hasNext()) {
-      Waiter waiter = it.next();
+    waiters.settle((waiter, now) -> {
       CachedObject object = objects.get(waiter.version());
-      if (object == null || !anyInFlight(object, waiter.first(), waiter.end()) || now - waiter.deadlineNanos() >= 0) {
-        it.remove();
-        complete(waiter, describe(waiter.version(), object, waiter.first(), waiter.end(), null));
-      }
-    }
-  }
-
-  /** Completes {@code waiter} on the scheduler thread: its continuation (a Thrift answer) never runs under the lock. */
-  // @GuardedBy("lock")
-  private void complete(Waiter waiter, BlockRange range) {
-    try {
-      waitScheduler.execute(() -> waiter.future().complete(range));
-    } catch (RejectedExecutionException closed) {
-      waiter.future().complete(range);
-    }
+      boolean settled = object == null || !anyInFlight(object, waiter.first(), waiter.end()) || now - waiter.deadlineNanos() >= 0;
+      return settled ? describe(waiter.version(), object, waiter.first(), waiter.end(), null) : null;
+    });
   }
 
   /** Wakes blocking waiters and answers settled {@link #whenSettled} waiters: blocks left the in-flight state. */
@@ -959,20 +877,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public CacheUsage usage() {
     lock.lock();
     try {
-      List<CacheUsage.Disk> result = new ArrayList<>();
-      for (DiskSpace disk : disks) {
-        long reserved = 0;
-        for (CachedObject object : disk.lru.values()) {
-          for (int block : object.inFlight.keySet()) {
-            reserved += DiskCharge.ofBlock(object.blockLength(block));
-          }
-        }
-        // in-flight blocks are charged when granted: report them as reserved only, so used + reserved is what the cap bounds;
-        // bytes of dropped objects still being deleted are nobody's and not reported (they stay charged for grants)
-        result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes - disk.releasingBytes - reserved, reserved,
-            disk.lru.size()));
-      }
-      return new CacheUsage(result, evictions);
+      return space.usage(evictions);
     } finally {
       lock.unlock();
     }
@@ -987,54 +892,26 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.inFlight.clear();
       }
       inFlightChanged();
-      if (waitScheduler != null) {
-        waitScheduler.shutdown();
-      }
+      waiters.close();
     } finally {
       lock.unlock();
     }
   }
 
-  /** A caller of {@link #whenSettled}. */
-  private record Waiter(ObjectVersion version, int first, int end, long deadlineNanos, CompletableFuture<BlockRange> future) {}
-
   // @GuardedBy("lock")
   private CachedObject touch(ObjectVersion version) {
     CachedObject object = objects.get(version);
     if (object != null) {
-      disks.get(object.disk).lru.get(version);
+      space.touch(object);
     }
     return object;
   }
 
-  /**
-   * Makes room for {@code length} more bytes on {@code disk}, evicting LRU objects into {@code evicted};
-   * false when impossible. Space of objects other calls dropped counts as used until their files are
-   * truncated; space of the objects in {@code evicted} counts as free, since the caller deletes their
-   * files before it answers.
-   */
+  /** Makes room for {@code length} more bytes on {@code disk}, evicting LRU objects into {@code evicted}; false when impossible. */
   // @GuardedBy("lock")
   private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
-    if (length > disk.capacityBytes) {
-      return false;
-    }
-    Iterator<CachedObject> candidates = disk.lru.values().iterator();
-    List<CachedObject> victims = new ArrayList<>();
-    // the objects this call already evicted are truncated before its grants are answered: their space is this call's
-    long freed = 0;
-    for (CachedObject victim : evicted) {
-      if (disks.get(victim.disk) == disk) {
-        freed += victim.releasingBytes;
-      }
-    }
-    while (disk.usedBytes - freed + length > disk.capacityBytes && candidates.hasNext()) {
-      CachedObject candidate = candidates.next();
-      if (candidate != requester && !candidate.pinned() && candidate.chargedBytes > 0) {
-        victims.add(candidate);
-        freed += candidate.chargedBytes - recoveredWritesCharge(candidate);
-      }
-    }
-    if (disk.usedBytes - freed + length > disk.capacityBytes) {
+    List<CachedObject> victims = space.victims(disk, requester, length, evicted);
+    if (victims == null) {
       return false;
     }
     for (CachedObject victim : victims) {
@@ -1046,131 +923,42 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /**
-   * Unpublishes everything of {@code object}; its file is deleted by the caller after unlocking. The
-   * charge of the blocks its grantees (of this run, or of the previous one after a restart) may still
-   * be writing is held until they are done: see {@link FencedWrites}.
+   * Unpublishes everything of {@code object} and ends its leases; its file is deleted by the caller
+   * after unlocking. The charge of the blocks its grantees (of this run, or of the previous one after
+   * a restart) may still be writing is held until they are done: see {@link FencedWrites}.
    */
   // @GuardedBy("lock")
   private void drop(CachedObject object) {
-    forget(object);
-    object.published.clear();
-    BitSet held = new BitSet();
-    if (recoveredWritesCharge(object) > 0) {
-      object.releasingBytes -= fencedWrites.fence(object.recoveredWrites, held);
-      held.or(object.recoveredWrites.blocks);
-    }
-    object.recoveredWrites = null;
+    List<Lease> ended = new ArrayList<>();
     for (Long leaseId : Set.copyOf(object.inFlight.values())) {
       Lease lease = leases.remove(leaseId);
       if (lease != null) {
-        object.releasingBytes -= fencedWrites.fence(lease, held);
-        held.or(lease.blocks);
+        ended.add(lease);
       }
     }
+    objects.remove(object.version);
+    space.forget(object, ended);
+    object.published.clear();
     object.inFlight.clear();
     inFlightChanged();
   }
 
-  /** The charge of {@code object}'s blocks that grantees of the previous run may still be writing (none once a lease timeout passed). */
+  /** Removes {@code object}, which holds no lease, from the metadata; its charge is given back once {@link #deleteFiles} truncated its files. */
   // @GuardedBy("lock")
-  private long recoveredWritesCharge(CachedObject object) {
-    Lease writes = object.recoveredWrites;
-    if (writes == null) {
-      return 0;
-    }
-    if (nanoClock.getAsLong() - writes.deadlineNanos >= 0) {
-      object.recoveredWrites = null;
-      return 0;
-    }
-    BitSet charged = (BitSet) writes.blocks.clone();
-    charged.and(object.charged);
-    return object.chargeOf(charged);
-  }
-
-  // @GuardedBy("lock")
-  /**
-   * Removes {@code object} from the metadata. Its charge stays on the disk, as releasing, until
-   * {@link #deleteFiles} has truncated its files: space is given back only when its bytes are gone.
-   */
   private void forget(CachedObject object) {
     objects.remove(object.version);
-    DiskSpace disk = disks.get(object.disk);
-    disk.lru.remove(object.version);
-    disk.releasingBytes += object.chargedBytes;
-    object.releasingBytes += object.chargedBytes;
-    object.chargedBytes = 0;
-  }
-
-  /**
-   * Gives back the charge of a dropped object once its files are gone, except what is fenced for its
-   * grantees (given back when they are done); files that could not be deleted stay charged for good.
-   */
-  private void released(CachedObject object, boolean gone) {
-    lock.lock();
-    try {
-      object.filesReleased = true;
-      object.filesGone = gone;
-      long bytes = object.releasingBytes;
-      object.releasingBytes = 0;
-      giveBack(object, bytes);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Gives back {@code bytes} of a dropped object's charge: now if its files are truncated, else when they are. */
-  // @GuardedBy("lock")
-  private void giveBack(CachedObject object, long bytes) {
-    if (!object.filesReleased) {
-      object.releasingBytes += bytes;
-      return;
-    }
-    DiskSpace disk = disks.get(object.disk);
-    disk.releasingBytes -= bytes;
-    if (object.filesGone) {
-      disk.usedBytes -= bytes;
-    } else {
-      disk.leftoverBytes += bytes;
-    }
-  }
-
-  // @GuardedBy("lock")
-  private void uncharge(CachedObject object, int block) {
-    if (object.charged.get(block)) {
-      object.charged.clear(block);
-      long charge = DiskCharge.ofBlock(object.blockLength(block));
-      object.chargedBytes -= charge;
-      disks.get(object.disk).usedBytes -= charge;
-    }
-  }
-
-  // @GuardedBy("lock")
-  private void finishIfDone(Lease lease) {
-    if (lease.blocks.isEmpty()) {
-      leases.remove(lease.id);
-    }
+    space.forget(object, List.of());
   }
 
   // @GuardedBy("lock")
   private void expireLeases() {
-    long now = nanoClock.getAsLong();
-    fencedWrites.expire(now);
-    if (leases.isEmpty()) {
-      return;
-    }
-    Iterator<Lease> it = leases.values().iterator();
-    boolean expired = false;
-    while (it.hasNext()) {
-      Lease lease = it.next();
-      if (now - lease.deadlineNanos < 0) {
-        break; // every later lease expires later still
-      }
+    space.expireFences();
+    List<Lease> expired = leases.expire(nanoClock.getAsLong());
+    for (Lease lease : expired) {
       LOG.warn("Lease {} on {} expired with {} blocks unfetched", lease.id, lease.object.version, lease.blocks.cardinality());
       lease.blocks.stream().forEach(lease.object.inFlight::remove);
-      it.remove();
-      expired = true;
     }
-    if (expired) {
+    if (!expired.isEmpty()) {
       inFlightChanged();
     }
   }
@@ -1256,7 +1044,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       } catch (IOException e) {
         LOG.warn("Could not delete evicted cache file {}; its {} charged bytes stay charged", object.dataFile, object.releasingBytes, e);
       }
-      released(object, gone);
+      lock.lock();
+      try {
+        space.released(object, gone);
+      } finally {
+        lock.unlock();
+      }
     }
   }
 }
