@@ -2,6 +2,7 @@ package io.rubix.bookkeeper;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.bookkeeper.fetch.PeerFill;
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
 import io.rubix.bookkeeper.server.AsyncBookKeeperHandler;
 import io.rubix.bookkeeper.server.BookKeeperHandler;
@@ -102,7 +103,7 @@ public final class BookKeeper implements AutoCloseable {
     PeerConfig peer = config.transfer();
     TransferServer transferServer = null;
     MetricsEndpoint metricsEndpoint = null;
-    PeerFill fill = peer.port() >= 0 && config.fetch().enabled() ? PeerFill.start(config, service) : null;
+    PeerFill fill = peer.port() >= 0 && config.fetch().enabled() ? PeerFill.start(config.cache(), config.fetch(), config.sourceConf(), service) : null;
     try {
       transferServer = peer.port() >= 0
           ? new TransferServer(service, config.transferBindAddress(), peer.port(), peer.secret(), peer.timeout(), peer.serverThreads(),

@@ -44,7 +44,8 @@ public final class BookKeeperMain {
     }
     BookKeeper bookKeeper = BookKeeper.start(config);
     // machine-readable line for supervisors and tests that start the daemon with port 0
-    System.out.println("RUBIX_BOOKKEEPER_STARTED port=" + bookKeeper.port() + " metricsPort=" + bookKeeper.metricsPort());
+    System.out.println("RUBIX_BOOKKEEPER_STARTED port=" + bookKeeper.port() + " metricsPort=" + bookKeeper.metricsPort()
+        + " transferPort=" + bookKeeper.transferPort());
     System.out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

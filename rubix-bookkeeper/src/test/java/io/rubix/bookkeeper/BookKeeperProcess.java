@@ -12,23 +12,25 @@ import java.util.regex.Pattern;
 
 /**
  * A BookKeeper daemon ({@link BookKeeperMain}) in its own JVM, for tests that kill it: started with
- * {@code -D} settings (cache directory, port 0 unless given, metrics port 0), its port learnt from the
+ * {@code -D} settings (cache directory, ports 0 unless given), its ports learnt from the
  * {@code RUBIX_BOOKKEEPER_STARTED} line on its stdout.
  */
 final class BookKeeperProcess implements AutoCloseable {
-  private static final Pattern STARTED = Pattern.compile("RUBIX_BOOKKEEPER_STARTED port=(\\d+) metricsPort=(-?\\d+)");
+  private static final Pattern STARTED = Pattern.compile("RUBIX_BOOKKEEPER_STARTED port=(\\d+) metricsPort=(-?\\d+) transferPort=(-?\\d+)");
   static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
   private final ChildJvm jvm;
   private final int port;
   private final int metricsPort;
+  private final int transferPort;
   private final long startNanos;
   private final long startedNanos;
 
-  private BookKeeperProcess(ChildJvm jvm, int port, int metricsPort, long startNanos, long startedNanos) {
+  private BookKeeperProcess(ChildJvm jvm, int port, int metricsPort, int transferPort, long startNanos, long startedNanos) {
     this.jvm = jvm;
     this.port = port;
     this.metricsPort = metricsPort;
+    this.transferPort = transferPort;
     this.startNanos = startNanos;
     this.startedNanos = startedNanos;
   }
@@ -49,7 +51,8 @@ final class BookKeeperProcess implements AutoCloseable {
     try {
       Matcher started = STARTED.matcher(jvm.awaitLine(line -> STARTED.matcher(line).matches(), START_TIMEOUT));
       started.matches();
-      return new BookKeeperProcess(jvm, Integer.parseInt(started.group(1)), Integer.parseInt(started.group(2)), startNanos, System.nanoTime());
+      return new BookKeeperProcess(jvm, Integer.parseInt(started.group(1)), Integer.parseInt(started.group(2)), Integer.parseInt(started.group(3)),
+          startNanos, System.nanoTime());
     } catch (RuntimeException | Error | InterruptedException e) {
       jvm.close();
       throw e;
@@ -62,6 +65,11 @@ final class BookKeeperProcess implements AutoCloseable {
 
   int metricsPort() {
     return metricsPort;
+  }
+
+  /** The data-transfer port, or -1 when it is off. */
+  int transferPort() {
+    return transferPort;
   }
 
   long pid() {

@@ -1,5 +1,7 @@
 package io.rubix.bookkeeper;
 
+import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.config.CacheKeys;
 import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 
@@ -9,21 +11,21 @@ public final class BookKeeperTestSupport {
 
   public static Configuration daemonConf(Path cacheDir) {
     Configuration conf = new Configuration(false);
-    conf.set("rubix.cache.dirs", cacheDir.toString());
-    conf.set("rubix.network.bookkeeper.server.port", "0");
-    conf.set("rubix.bookkeeper.metrics.port", "0");
-    conf.set("rubix.network.transfer.server.port", "0");
-    conf.set("rubix.cluster.node.id", "test-node");
+    conf.set(CacheKeys.DIRS.name(), cacheDir.toString());
+    conf.set(BookKeeperKeys.SERVER_PORT.name(), "0");
+    conf.set(BookKeeperKeys.METRICS_PORT.name(), "0");
+    conf.set(BookKeeperKeys.TRANSFER_SERVER_PORT.name(), "0");
+    conf.set(BookKeeperKeys.NODE_ID.name(), "test-node");
     return conf;
   }
 
   /** Client settings that make {@code conf} read through the BookKeeper at {@code port}. */
   public static Configuration useDaemon(Configuration conf, Path cacheDir, int port) {
-    conf.set("rubix.cache.dirs", cacheDir.toString());
-    conf.set("rubix.cluster.embedded.mode", "false");
-    conf.set("rubix.network.bookkeeper.server.port", Integer.toString(port));
-    conf.set("rubix.network.client.read.timeout", "2s");
-    conf.set("rubix.network.client.backoff.max", "200ms");
+    conf.set(CacheKeys.DIRS.name(), cacheDir.toString());
+    conf.set(BookKeeperKeys.EMBEDDED_MODE.name(), "false");
+    conf.set(BookKeeperKeys.SERVER_PORT.name(), Integer.toString(port));
+    conf.set(BookKeeperKeys.READ_TIMEOUT.name(), "2s");
+    conf.set(BookKeeperKeys.RETRY_BACKOFF_MAX.name(), "200ms");
     return conf;
   }
 }

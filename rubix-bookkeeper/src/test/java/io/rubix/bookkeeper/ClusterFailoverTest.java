@@ -3,7 +3,6 @@ package io.rubix.bookkeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.client.BookKeeperClient;
-import io.rubix.core.client.ClientConfig;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.LivenessSnapshot;
 import io.rubix.core.stats.CacheCounter;
@@ -11,14 +10,11 @@ import io.rubix.core.stats.CacheStats;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
-import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.config.ClusterKeys;
 import io.rubix.testing.S3Server;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,12 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
@@ -44,15 +35,15 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three BookKeeper daemons, each in its own JVM, on 127.0.0.1, 127.0.0.2 and 127.0.0.3 (node ids
- * node1-3, a cache directory each, one shared data-transfer port) form a static cluster; the S3 server
- * (S3Proxy with request counters) and the readers run in this JVM, the readers being caching file
- * systems configured as node 1 and node 3 that talk to their node's daemon. With 256 KiB blocks and
+ * node1-3, a cache directory each, one shared data-transfer port) form a static cluster
+ * ({@link TestCluster}); the S3 server (S3Proxy with request counters) and the readers run in this
+ * JVM, the readers being caching file systems configured as node 1 and node 3 that talk to their
+ * node's daemon. With 256 KiB blocks and
  * splits, every block is a split with its own owner.
  *
  * <ol>
@@ -77,13 +68,10 @@ class ClusterFailoverTest {
   Path tmp;
 
   private final List<AutoCloseable> cleanup = new ArrayList<>();
-  private final BookKeeperProcess[] daemons = new BookKeeperProcess[NODES + 1];
-  private final int[] ports = new int[NODES + 1];
   private final Map<String, byte[]> data = new LinkedHashMap<>();
   private S3Server s3;
   private FileSystem plain;
-  private int transferPort;
-  private String nodeList;
+  private TestCluster cluster;
   private final Map<String, Long> phaseMillis = new LinkedHashMap<>();
   private long phaseStart = System.nanoTime();
 
@@ -99,30 +87,25 @@ class ClusterFailoverTest {
     return resource;
   }
 
-  private static String host(int node) {
-    return "127.0.0." + node;
-  }
-
   @Test
   void peerReadsThenKillMinusNineOfNode2ThenWarmRestart() throws Exception {
-    for (int node = 2; node <= NODES; node++) {
-      Assumptions.assumeTrue(bindable(host(node)), "this machine cannot bind " + host(node)
-          + " (Linux routes all of 127.0.0.0/8 to loopback; others need an alias such as `ifconfig lo0 alias " + host(node) + "`)");
-    }
+    TestCluster.assumeBindable(NODES);
     s3 = track(S3Server.inMemory());
     s3.createBucket("bucket");
     plain = track(FileSystem.newInstance(URI.create("s3a://bucket/"), s3.s3aConfiguration()));
     for (String file : FILES) {
       data.put(file, put(file));
     }
-    transferPort = portFreeOnAllNodes();
-    startDaemons();
+    cluster = track(TestCluster.builder(tmp, NODES).blockSize(BLOCK)
+        // generous timeouts: on a loaded machine a slow answer must not pass for a dead node (a killed
+        // daemon's ports refuse at once) nor send a warm read to S3
+        .client(BookKeeperKeys.TRANSFER_TIMEOUT.name(), "10s")
+        .client(BookKeeperKeys.READ_TIMEOUT.name(), "10s")
+        .client(ClusterKeys.LIVENESS_DOWN_DURATION.name(), "200ms")
+        .client(ClusterKeys.LIVENESS_PROBE_INTERVAL.name(), "50ms")
+        .client(ClusterKeys.LIVENESS_PROBE_MAX_INTERVAL.name(), "200ms")
+        .startChildJvms());
     lap("S3 server, files, start 3 daemons");
-    List<String> entries = new ArrayList<>();
-    for (int node = 1; node <= NODES; node++) {
-      entries.add("node" + node + "=" + host(node) + ":" + ports[node]);
-    }
-    nodeList = String.join(",", entries);
 
     // every node reads every file once and caches the splits it owns
     try (FileSystem fs2 = FileSystem.newInstance(URI.create("s3a://bucket/"), clientConf(2))) {
@@ -168,7 +151,7 @@ class ClusterFailoverTest {
     ReadLoop loop3 = track(new ReadLoop(fs3, 3));
     await("10 reads on each reader with node 2 up", () -> loop1.reads.get() >= 10 && loop3.reads.get() >= 10);
     lap("loops: 10 reads each");
-    daemons[2].kill();
+    cluster.kill(2);
     await("both readers' trackers take node 2 down", () -> isDown(fs1, "node2") && isDown(fs3, "node2"));
     lap("(b) kill -9 until both trackers have node 2 down");
     long reads1 = loop1.reads.get();
@@ -187,7 +170,7 @@ class ClusterFailoverTest {
           } else {
             assertThat(now).as("owner of split %s of %s: it did not move", split, file).isEqualTo(before);
           }
-          assertThat(fs.clusterLocality().ownerOf(file, (long) split * BLOCK).map(ClusterNode::host)).contains(host(now));
+          assertThat(fs.clusterLocality().ownerOf(file, (long) split * BLOCK).map(ClusterNode::host)).contains(TestCluster.host(now));
         }
       }
       LivenessSnapshot snapshot = fs.clusterLocality().liveness().snapshot();
@@ -197,7 +180,7 @@ class ClusterFailoverTest {
 
     // (c) node 2 restarts on its cache directory, warm; once the trackers reach it, its splits return
     lap("(b) 10 reads each with node 2 down, checks");
-    daemons[2] = track(startDaemon(2, ports[2]));
+    cluster.restart(2);
     lap("(c) restart node 2 until its STARTED line");
     await("both readers' trackers bring node 2 back", () -> !isDown(fs1, "node2") && !isDown(fs3, "node2"));
     lap("(c) until both trackers have node 2 up");
@@ -238,96 +221,8 @@ class ClusterFailoverTest {
 
   // ---------------------------------------------------------------------------------------------
 
-  private static boolean bindable(String host) {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
-      return socket.getLocalPort() > 0;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  /** A port free on all three addresses now: the transfer port must be the same on every node. */
-  private static int portFreeOnAllNodes() throws IOException {
-    for (int attempt = 0; attempt < 50; attempt++) {
-      try (ServerSocket first = new ServerSocket(0, 1, InetAddress.getByName(host(1)))) {
-        int port = first.getLocalPort();
-        List<ServerSocket> others = new ArrayList<>();
-        try {
-          for (int node = 2; node <= NODES; node++) {
-            ServerSocket other = new ServerSocket();
-            others.add(other);
-            other.bind(new InetSocketAddress(host(node), port), 1);
-          }
-          return port;
-        } catch (IOException taken) {
-          // in use on another address: try another port
-        } finally {
-          for (ServerSocket other : others) {
-            other.close();
-          }
-        }
-      }
-    }
-    throw new AssertionError("No port free on " + host(1) + "-" + host(NODES) + " in 50 attempts");
-  }
-
-  /** Starts the three daemons side by side (JVM start-up dominates) on ephemeral Thrift ports. */
-  private void startDaemons() throws Exception {
-    ExecutorService starter = Executors.newFixedThreadPool(NODES);
-    try {
-      List<Future<BookKeeperProcess>> started = new ArrayList<>();
-      for (int node = 1; node <= NODES; node++) {
-        int n = node;
-        started.add(starter.submit(() -> startDaemon(n, 0)));
-      }
-      Exception failure = null;
-      for (int node = 1; node <= NODES; node++) {
-        try {
-          daemons[node] = track(started.get(node - 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
-          ports[node] = daemons[node].port();
-        } catch (ExecutionException | TimeoutException e) {
-          failure = failure == null ? e : failure;
-        }
-      }
-      if (failure != null) {
-        throw failure;
-      }
-    } finally {
-      starter.shutdown();
-    }
-  }
-
-  private BookKeeperProcess startDaemon(int node, int port) throws IOException, InterruptedException {
-    return BookKeeperProcess.start(Files.createDirectories(tmp.resolve("node" + node)), Map.of(
-        "rubix.cluster.node.id", "node" + node,
-        "rubix.network.bookkeeper.bind.address", host(node),
-        "rubix.network.transfer.bind.address", host(node),
-        "rubix.network.bookkeeper.server.port", Integer.toString(port),
-        "rubix.network.transfer.server.port", Integer.toString(transferPort),
-        "rubix.cache.block.size", Integer.toString(BLOCK)));
-  }
-
   private Configuration clientConf(int node) {
-    Configuration conf = s3.s3aConfiguration();
-    conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
-    BookKeeperTestSupport.useDaemon(conf, tmp.resolve("node" + node), ports[node]);
-    conf.set("rubix.network.bookkeeper.host", host(node));
-    conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
-    conf.set("rubix.cache.filesplit.size", Integer.toString(BLOCK));
-    conf.set("rubix.cache.readahead.max", "0");
-    conf.set("rubix.cache.jmx.enabled", "false");
-    conf.set("rubix.cluster.manager", "static");
-    conf.set("rubix.cluster.nodes", nodeList);
-    conf.set("rubix.cluster.node.id", "node" + node);
-    conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
-    // generous timeouts: on a loaded machine a slow answer must not pass for a dead node (a killed
-    // daemon's ports refuse at once) nor send a warm read to S3
-    conf.set("rubix.network.transfer.timeout", "10s");
-    conf.set("rubix.network.client.read.timeout", "10s");
-    conf.set("rubix.cluster.liveness.down.duration", "200ms");
-    conf.set("rubix.cluster.liveness.probe.interval", "50ms");
-    conf.set("rubix.cluster.liveness.probe.max.interval", "200ms");
-    return conf;
+    return cluster.clientConf(node, s3.s3aConfiguration());
   }
 
   private byte[] put(String path) throws IOException {
@@ -402,10 +297,7 @@ class ClusterFailoverTest {
       ObjectVersion version = versionOf(file);
       List<Integer> nodes = owners.get(file);
       for (int block = 0; block < SPLITS; block++) {
-        int b = block;
-        try (BookKeeperClient client = client(nodes.get(b))) {
-          await("block " + b + " of " + file + " cached on node " + nodes.get(b), () -> client.status(version, b, b + 1).state(b) == BlockState.CACHED);
-        }
+        cluster.awaitCached(nodes.get(block), version, block);
       }
     }
   }
@@ -416,17 +308,8 @@ class ClusterFailoverTest {
     return new ObjectVersion(path, status.getLen(), status.getModificationTime(), etag);
   }
 
-  private BookKeeperClient client(int node) {
-    Configuration conf = new Configuration(false);
-    conf.set("rubix.cache.dirs", tmp.resolve("node" + node).toString());
-    conf.set("rubix.cluster.embedded.mode", "false");
-    conf.set("rubix.network.bookkeeper.host", host(node));
-    conf.set("rubix.network.bookkeeper.server.port", Integer.toString(ports[node]));
-    return new BookKeeperClient(ClientConfig.from(conf), BLOCK, System::nanoTime);
-  }
-
   private long daemonStat(int node, String name) throws IOException {
-    try (BookKeeperClient client = client(node)) {
+    try (BookKeeperClient client = cluster.client(node)) {
       Long value = client.daemonStats().get(name);
       assertThat(value).as("%s of node %s", name, node).isNotNull();
       return value;

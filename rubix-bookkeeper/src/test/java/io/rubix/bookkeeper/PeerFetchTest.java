@@ -9,6 +9,8 @@ import io.rubix.core.stats.CacheStats;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
+import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.config.PeerFetchKeys;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.testing.S3Server;
 import java.io.ByteArrayOutputStream;
@@ -17,10 +19,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Peer fetches: three BookKeepers on 127.0.0.1, .2 and .3 (one shared transfer port) in a static
- * cluster, each with its own S3 credentials, and readers configured as one of the nodes. A block
+ * cluster ({@link TestCluster}), each with its own S3 credentials, and readers configured as one of the nodes. A block
  * nobody has cached is fetched from S3 once, by its owner, for every reader that asks; the S3
  * server's own counters (GETs, body bytes) say what crossed the network.
  */
@@ -62,9 +62,7 @@ class PeerFetchTest {
   private static S3Server s3;
   @TempDir
   Path tmp;
-  private final List<BookKeeper> bookKeepers = new ArrayList<>();
-  private int transferPort;
-  private String nodes;
+  private TestCluster cluster;
 
   @BeforeAll
   static void startS3() throws Exception {
@@ -85,35 +83,20 @@ class PeerFetchTest {
 
   @AfterEach
   void stopNodes() {
-    bookKeepers.forEach(BookKeeper::close);
-  }
-
-  private static String host(int node) {
-    return "127.0.0." + node;
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 
   /** Starts the three nodes; {@code daemon} may change a node's daemon settings. */
   private void startNodes(IntFunction<Map<String, String>> daemon) throws Exception {
-    try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      transferPort = probe.getLocalPort();
-    }
-    List<String> entries = new ArrayList<>();
-    for (int node = 1; node <= NODES; node++) {
-      Configuration conf = BookKeeperTestSupport.daemonConf(Files.createDirectories(tmp.resolve("node" + node)));
-      // the owner's own credentials: it fetches blocks from S3 for its peers
-      s3.s3aConfiguration().getPropsWithPrefix("fs.s3a.").forEach((key, value) -> conf.set("fs.s3a." + key, value));
-      conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
-      conf.set("rubix.cluster.node.id", "node" + node);
-      conf.set("rubix.network.bookkeeper.bind.address", host(node));
-      conf.set("rubix.network.transfer.bind.address", host(node));
-      conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
-      conf.set("rubix.network.transfer.fetch.allowed.authorities", "s3a://bucket");
-      daemon.apply(node).forEach(conf::set);
-      BookKeeper bk = BookKeeper.start(BookKeeperConfig.from(conf));
-      bookKeepers.add(bk);
-      entries.add("node" + node + "=" + host(node) + ":" + bk.port());
-    }
-    nodes = String.join(",", entries);
+    cluster = TestCluster.builder(tmp, NODES).blockSize(BLOCK)
+        // the owner's own credentials: it fetches blocks from S3 for its peers
+        .sourceCredentials(s3.s3aConfiguration())
+        .daemon(PeerFetchKeys.FETCH_ALLOWED_AUTHORITIES.name(), "s3a://bucket")
+        .daemon(daemon)
+        .client(BookKeeperKeys.TRANSFER_TIMEOUT.name(), "5s")
+        .startInProcess();
   }
 
   private void startNodes() throws Exception {
@@ -125,19 +108,7 @@ class PeerFetchTest {
   }
 
   private Configuration clientConf(int node, Map<String, String> overrides) {
-    Configuration conf = s3.s3aConfiguration();
-    conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
-    BookKeeperTestSupport.useDaemon(conf, tmp.resolve("node" + node), bookKeepers.get(node - 1).port());
-    conf.set("rubix.network.bookkeeper.host", host(node));
-    conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
-    conf.set("rubix.cache.filesplit.size", Integer.toString(BLOCK));
-    conf.set("rubix.cache.readahead.max", "0");
-    conf.set("rubix.cache.jmx.enabled", "false");
-    conf.set("rubix.cluster.manager", "static");
-    conf.set("rubix.cluster.nodes", nodes);
-    conf.set("rubix.cluster.node.id", "node" + node);
-    conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
-    conf.set("rubix.network.transfer.timeout", "5s");
+    Configuration conf = cluster.clientConf(node, s3.s3aConfiguration());
     overrides.forEach(conf::set);
     return conf;
   }
@@ -230,11 +201,11 @@ class PeerFetchTest {
   }
 
   private long counter(int node, String name) {
-    return bookKeepers.get(node - 1).stats().getOrDefault(name, 0L);
+    return cluster.bookKeeper(node).stats().getOrDefault(name, 0L);
   }
 
   private boolean cachedOn(int node, ObjectVersion version, int block) throws IOException {
-    return bookKeepers.get(node - 1).service().status(version, block, block + 1).state(block) == BlockState.CACHED;
+    return cluster.bookKeeper(node).service().status(version, block, block + 1).state(block) == BlockState.CACHED;
   }
 
   @Test
@@ -519,7 +490,7 @@ class PeerFetchTest {
   /** Sends {@code request} to node {@code node}'s transfer port and returns the response status. */
   private TransferProtocol.Status exchange(int node, byte[] request) throws IOException {
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(host(node), transferPort), 2000);
+      socket.connect(new InetSocketAddress(TestCluster.host(node), cluster.transferPort()), 2000);
       socket.setSoTimeout(10_000);
       OutputStream out = socket.getOutputStream();
       out.write(request);

@@ -9,20 +9,17 @@ import io.rubix.core.stats.CacheStats;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
-import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.config.PeerFetchKeys;
 import io.rubix.testing.S3Server;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.EtagSource;
@@ -38,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three BookKeepers in one JVM on 127.0.0.1, 127.0.0.2 and 127.0.0.3 (one shared transfer port), a
- * static cluster of them, and readers configured as one of the nodes: blocks of splits another node
+ * static cluster of them ({@link TestCluster}), and readers configured as one of the nodes: blocks of splits another node
  * owns come from that node's cache over its data-transfer port, and from the source when that fails.
  */
 class PeerReadTest {
@@ -48,9 +45,7 @@ class PeerReadTest {
   private static S3Server s3;
   @TempDir
   Path tmp;
-  private final List<BookKeeper> bookKeepers = new ArrayList<>();
-  private int transferPort;
-  private String nodes;
+  private TestCluster cluster;
 
   @BeforeAll
   static void startS3() throws Exception {
@@ -65,59 +60,27 @@ class PeerReadTest {
 
   @AfterEach
   void stopNodes() {
-    bookKeepers.forEach(bk -> {
-      if (bk != null) {
-        bk.close();
-      }
-    });
-  }
-
-  private static String host(int node) {
-    return "127.0.0." + node;
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 
   private void startNodes(String secret) throws Exception {
-    try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      transferPort = probe.getLocalPort();
+    TestCluster.Builder builder = TestCluster.builder(tmp, NODES).blockSize(BLOCK)
+        // the owner's own credentials, for blocks it fetches from the source for its peers
+        .sourceCredentials(s3.s3aConfiguration())
+        .daemon(PeerFetchKeys.FETCH_ALLOWED_AUTHORITIES.name(), "s3a://bucket")
+        .client(BookKeeperKeys.TRANSFER_TIMEOUT.name(), "2s");
+    if (secret != null) {
+      builder.daemon(BookKeeperKeys.TRANSFER_SECRET.name(), secret);
     }
-    List<String> entries = new ArrayList<>();
-    for (int node = 1; node <= NODES; node++) {
-      Configuration conf = BookKeeperTestSupport.daemonConf(Files.createDirectories(tmp.resolve("node" + node)));
-      // the owner's own credentials, for blocks it fetches from the source for its peers
-      s3.s3aConfiguration().getPropsWithPrefix("fs.s3a.").forEach((key, value) -> conf.set("fs.s3a." + key, value));
-      conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
-      conf.set("rubix.cluster.node.id", "node" + node);
-      conf.set("rubix.network.bookkeeper.bind.address", host(node));
-      conf.set("rubix.network.transfer.bind.address", host(node));
-      conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
-      conf.set("rubix.network.transfer.fetch.allowed.authorities", "s3a://bucket");
-      if (secret != null) {
-        conf.set("rubix.network.transfer.secret", secret);
-      }
-      BookKeeper bk = BookKeeper.start(BookKeeperConfig.from(conf));
-      bookKeepers.add(bk);
-      assertThat(bk.transferPort()).isEqualTo(transferPort);
-      entries.add("node" + node + "=" + host(node) + ":" + bk.port());
-    }
-    nodes = String.join(",", entries);
+    cluster = builder.startInProcess();
   }
 
   private Configuration clientConf(int node, String secret) {
-    Configuration conf = s3.s3aConfiguration();
-    conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
-    BookKeeperTestSupport.useDaemon(conf, tmp.resolve("node" + node), bookKeepers.get(node - 1).port());
-    conf.set("rubix.network.bookkeeper.host", host(node));
-    conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
-    conf.set("rubix.cache.filesplit.size", Integer.toString(BLOCK));
-    conf.set("rubix.cache.readahead.max", "0");
-    conf.set("rubix.cache.jmx.enabled", "false");
-    conf.set("rubix.cluster.manager", "static");
-    conf.set("rubix.cluster.nodes", nodes);
-    conf.set("rubix.cluster.node.id", "node" + node);
-    conf.set("rubix.network.transfer.server.port", Integer.toString(transferPort));
-    conf.set("rubix.network.transfer.timeout", "2s");
+    Configuration conf = cluster.clientConf(node, s3.s3aConfiguration());
     if (secret != null) {
-      conf.set("rubix.network.transfer.secret", secret);
+      conf.set(BookKeeperKeys.TRANSFER_SECRET.name(), secret);
     }
     return conf;
   }
@@ -175,12 +138,8 @@ class PeerReadTest {
     }
     ObjectVersion version = version(clientConf(1, secret), path);
     int[] owners = owners(path);
-    long deadline = System.nanoTime() + 10_000_000_000L;
     for (int b = 0; b < owners.length; b++) {
-      while (bookKeepers.get(owners[b] - 1).service().status(version, b, b + 1).state(b) != BlockState.CACHED) {
-        assertThat(System.nanoTime()).as("block %s cached on node %s", b, owners[b]).isLessThan(deadline);
-        Thread.sleep(10);
-      }
+      cluster.awaitCached(owners[b], version, b);
     }
   }
 
@@ -270,8 +229,7 @@ class PeerReadTest {
       CacheStats stats = ((CachingS3AFileSystem) fs).cacheEngine().stats();
       long peerBytes = stats.get(CacheCounter.PEER_BYTES);
       assertThat(peerBytes).isPositive();
-      bookKeepers.get(1).close();
-      bookKeepers.set(1, null);
+      cluster.stop(2);
       byte[] rest = in.readAllBytes();
       assertThat(rest).isEqualTo(java.util.Arrays.copyOfRange(data, half, SIZE));
       assertThat(stats.get(CacheCounter.FALLBACK_PEER)).isPositive();
@@ -301,7 +259,7 @@ class PeerReadTest {
     assertThat(exchange(2, TransferProtocol.encode(request, null))).isEqualTo(TransferProtocol.Status.UNAUTHORIZED);
     assertThat(exchange(2, TransferProtocol.encode(request, "right".getBytes(java.nio.charset.StandardCharsets.UTF_8))))
         .isEqualTo(TransferProtocol.Status.OK);
-    assertThat(bookKeepers.get(1).stats().get("rubix_transfer_unauthorized_requests")).isGreaterThanOrEqualTo(2);
+    assertThat(cluster.bookKeeper(2).stats().get("rubix_transfer_unauthorized_requests")).isGreaterThanOrEqualTo(2);
   }
 
   @Test
@@ -345,7 +303,7 @@ class PeerReadTest {
     exchangeQuietly(2, java.util.Arrays.copyOf(valid, valid.length / 2));
 
     assertThat(exchange(2, valid)).isEqualTo(TransferProtocol.Status.OK);
-    assertThat(bookKeepers.get(1).stats().get("rubix_transfer_bad_requests")).isGreaterThanOrEqualTo(4);
+    assertThat(cluster.bookKeeper(2).stats().get("rubix_transfer_bad_requests")).isGreaterThanOrEqualTo(4);
     s3.store().reset();
     CacheStats stats = read(clientConf(1, null), path, data);
     assertThat(stats.get(CacheCounter.PEER_BYTES)).isEqualTo(notOwnedBy(1, owners));
@@ -353,7 +311,11 @@ class PeerReadTest {
   }
 
   private long transferBytesServed() {
-    return bookKeepers.stream().mapToLong(bk -> bk.stats().get("rubix_transfer_bytes_served")).sum();
+    long served = 0;
+    for (int node = 1; node <= NODES; node++) {
+      served += cluster.bookKeeper(node).stats().get("rubix_transfer_bytes_served");
+    }
+    return served;
   }
 
   private static int firstBlockOf(int node, int[] owners) {
@@ -368,7 +330,7 @@ class PeerReadTest {
   /** Sends {@code request} to node {@code node}'s transfer port and returns the response status. */
   private TransferProtocol.Status exchange(int node, byte[] request) throws IOException {
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(host(node), transferPort), 2000);
+      socket.connect(new InetSocketAddress(TestCluster.host(node), cluster.transferPort()), 2000);
       socket.setSoTimeout(5000);
       OutputStream out = socket.getOutputStream();
       out.write(request);
@@ -379,7 +341,7 @@ class PeerReadTest {
 
   private void exchangeQuietly(int node, byte[] request) {
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(host(node), transferPort), 2000);
+      socket.connect(new InetSocketAddress(TestCluster.host(node), cluster.transferPort()), 2000);
       socket.setSoTimeout(200);
       socket.getOutputStream().write(request);
       socket.shutdownOutput();

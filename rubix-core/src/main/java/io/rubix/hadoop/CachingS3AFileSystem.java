@@ -2,6 +2,7 @@ package io.rubix.hadoop;
 
 import io.rubix.core.CacheEngine;
 import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.config.CacheKeys;
 import java.io.IOException;
@@ -61,7 +62,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
 
     @Override
     public boolean detectsChanges(FileStatus status) {
-      return etagChangeDetection && StatusTracker.etagOf(status) != null;
+      return etagChangeDetection && HadoopApi.etagOf(status) != null;
     }
   };
 
@@ -133,7 +134,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
   }
 
   private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {
-    String etag = StatusTracker.etagOf(status);
+    String etag = HadoopApi.etagOf(status);
     if (etag != null && !(status instanceof S3AFileStatus) && !(status instanceof S3ALocatedFileStatus)) {
       // S3A takes the ETag to check GETs against only from its own status classes; any other status
       // (an engine's, ours from listLocatedStatus) would open a stream without change detection

@@ -1,5 +1,6 @@
 package io.rubix.hadoop;
 
+import io.rubix.core.compat.HadoopApi;
 import java.io.IOException;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.EtagSource;
@@ -35,7 +36,7 @@ final class LocatedStatuses {
           return status;
         }
         // keep the ETag: an open with this status must resolve the same object version as a getFileStatus
-        String etag = StatusTracker.etagOf(status);
+        String etag = HadoopApi.etagOf(status);
         return etag != null ? EtagLocatedFileStatus.of(status, locations, etag) : new LocatedFileStatus(status, locations);
       }
     };

@@ -15,7 +15,7 @@ import org.apache.hadoop.fs.FileStatus;
  *
  * @param <K> what a status is known by (a path for opens, a version for fills)
  */
-final class RecentStatuses<K> {
+public final class RecentStatuses<K> {
   /** Null in strict mode: nothing is kept. */
   private final Cache<K, FileStatus> cache;
 
@@ -23,7 +23,7 @@ final class RecentStatuses<K> {
     this.cache = cache;
   }
 
-  static <K> RecentStatuses<K> of(CacheConfig config) {
+  public static <K> RecentStatuses<K> of(CacheConfig config) {
     requireNonNull(config, "config is null");
     if (config.freshness() == Freshness.STRICT) {
       return new RecentStatuses<>(null);
@@ -36,17 +36,17 @@ final class RecentStatuses<K> {
   }
 
   /** The status known for {@code key}, or null. */
-  FileStatus get(K key) {
+  public FileStatus get(K key) {
     return cache == null ? null : cache.getIfPresent(key);
   }
 
-  void put(K key, FileStatus status) {
+  public void put(K key, FileStatus status) {
     if (cache != null) {
       cache.put(key, status);
     }
   }
 
-  void forget(K key) {
+  public void forget(K key) {
     if (cache != null) {
       cache.invalidate(key);
     }

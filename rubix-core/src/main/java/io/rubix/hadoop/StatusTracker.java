@@ -7,7 +7,6 @@ import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.Freshness;
 import io.rubix.spi.ObjectVersion;
 import java.io.IOException;
-import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 
@@ -64,17 +63,12 @@ final class StatusTracker {
     recent.forget(path);
   }
 
-  /** The ETag of {@code status}, or null when it has none or this Hadoop has no ETags (before 3.3.2). */
-  static String etagOf(FileStatus status) {
-    return HadoopApi.ETAGS && status instanceof EtagSource source ? source.getEtag() : null;
-  }
-
   /** The version key of the object {@code status} describes. In immutable mode the path and length identify it. */
   ObjectVersion versionOf(Path qualifiedPath, FileStatus status) {
     if (freshness == Freshness.IMMUTABLE) {
       return new ObjectVersion(qualifiedPath.toString(), status.getLen(), 0, "");
     }
-    String etag = etagOf(status);
+    String etag = HadoopApi.etagOf(status);
     if (etag == null) {
       etag = "";
     }

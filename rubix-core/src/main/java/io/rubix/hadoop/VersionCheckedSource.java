@@ -2,6 +2,7 @@ package io.rubix.hadoop;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
 import java.io.FileNotFoundException;
@@ -76,13 +77,13 @@ final class VersionCheckedSource implements Source {
     if (expected.getLen() != found.getLen() || expected.getModificationTime() != found.getModificationTime()) {
       return false;
     }
-    String expectedEtag = StatusTracker.etagOf(expected);
-    String foundEtag = StatusTracker.etagOf(found);
+    String expectedEtag = HadoopApi.etagOf(expected);
+    String foundEtag = HadoopApi.etagOf(found);
     return expectedEtag == null || foundEtag == null || expectedEtag.equals(foundEtag);
   }
 
   private static String describe(FileStatus status) {
-    String etag = StatusTracker.etagOf(status);
+    String etag = HadoopApi.etagOf(status);
     return "length " + status.getLen() + ", modification time " + status.getModificationTime() + ", etag " + (etag == null ? "none" : etag);
   }
 }

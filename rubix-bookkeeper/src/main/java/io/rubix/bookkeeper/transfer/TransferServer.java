@@ -2,7 +2,7 @@ package io.rubix.bookkeeper.transfer;
 
 import static java.util.Objects.requireNonNull;
 
-import io.rubix.core.peer.OwnerFetcher;
+import io.rubix.bookkeeper.fetch.OwnerFetcher;
 import io.rubix.core.peer.TransferProtocol;
 import io.rubix.core.peer.TransferProtocol.Received;
 import io.rubix.core.peer.TransferProtocol.Request;

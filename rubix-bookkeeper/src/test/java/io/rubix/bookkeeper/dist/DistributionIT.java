@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DistributionIT {
   private static final Path DIST = Path.of(System.getProperty("dist.dir", "target/dist-not-built"));
-  private static final Pattern STARTED = Pattern.compile("RUBIX_BOOKKEEPER_STARTED port=(\\d+) metricsPort=(\\d+)");
+  private static final Pattern STARTED = Pattern.compile("RUBIX_BOOKKEEPER_STARTED port=(\\d+) metricsPort=(\\d+) transferPort=(-?\\d+)");
 
   @TempDir
   Path work;

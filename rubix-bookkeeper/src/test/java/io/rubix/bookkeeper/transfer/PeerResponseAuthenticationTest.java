@@ -2,11 +2,11 @@ package io.rubix.bookkeeper.transfer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rubix.bookkeeper.fetch.OwnerFetcher;
 import io.rubix.core.CacheEngine;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.InProcessMetadataService;
-import io.rubix.core.peer.OwnerFetcher;
 import io.rubix.core.peer.PeerClient;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;

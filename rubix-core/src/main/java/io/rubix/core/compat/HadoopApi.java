@@ -1,5 +1,8 @@
 package io.rubix.core.compat;
 
+import org.apache.hadoop.fs.EtagSource;
+import org.apache.hadoop.fs.FileStatus;
+
 /**
  * Which parts of the Hadoop API the Hadoop on the classpath has, probed once when this class loads.
  *
@@ -7,7 +10,7 @@ package io.rubix.core.compat;
  * bundles and the Hadoop 3.3.5 that Trino bundles. Classes that implement or call what an older
  * Hadoop lacks are used only when the probe here says it is present: the stream with Hadoop 3's
  * abilities ({@code io.rubix.core.read.Hadoop3CachingInputStream}), {@code openFile()} to open the
- * source without a HEAD, ETags of file statuses.
+ * source without a HEAD, ETags of file statuses ({@link #etagOf}, the one place that reads them).
  */
 public final class HadoopApi {
   /** {@code StreamCapabilities}, {@code ByteBufferPositionedReadable}, {@code IOStatisticsSource} and vectored reads (Hadoop 3.3.5+). */
@@ -23,6 +26,11 @@ public final class HadoopApi {
   public static final boolean ETAGS = present("org.apache.hadoop.fs.EtagSource");
 
   private HadoopApi() {}
+
+  /** The ETag of {@code status}, or null when it has none or this Hadoop has no ETags (before 3.3.2). */
+  public static String etagOf(FileStatus status) {
+    return ETAGS && status instanceof EtagSource source ? source.getEtag() : null;
+  }
 
   private static boolean present(String className) {
     try {

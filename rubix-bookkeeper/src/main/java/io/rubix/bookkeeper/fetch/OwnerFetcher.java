@@ -1,9 +1,11 @@
-package io.rubix.core.peer;
+package io.rubix.bookkeeper.fetch;
 
 import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.rubix.core.peer.PeerFetchConfig;
+import io.rubix.core.peer.TransferProtocol;
 import io.rubix.core.read.BlockFiller;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;

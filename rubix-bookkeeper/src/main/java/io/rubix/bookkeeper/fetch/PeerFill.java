@@ -1,16 +1,17 @@
-package io.rubix.bookkeeper;
+package io.rubix.bookkeeper.fetch;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.InProcessMetadataService;
-import io.rubix.core.peer.OwnerFetcher;
+import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.core.store.ChannelOpener;
-import io.rubix.hadoop.SourceFileSystems;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * metadata service (the read path's fetch, so peers and local readers share one source read per
  * block), the sources opened with the BookKeeper's configuration, and the bounded {@link OwnerFetcher}.
  */
-final class PeerFill implements AutoCloseable {
+public final class PeerFill implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PeerFill.class);
   private static final CacheCounter[] COUNTERS = {CacheCounter.PEER_FILL_REQUESTS, CacheCounter.PEER_FILL_SOURCE_REQUESTS,
       CacheCounter.PEER_FILL_SOURCE_BYTES, CacheCounter.PEER_FILL_STALE, CacheCounter.PEER_FILL_FAILED, CacheCounter.PEER_FILL_BUSY};
@@ -37,15 +38,19 @@ final class PeerFill implements AutoCloseable {
     this.fetcher = fetcher;
   }
 
-  static PeerFill start(BookKeeperConfig config, InProcessMetadataService service) {
-    CacheEngine engine = CacheEngine.withService(config.cache(), service, "bookkeeper-peer-fill", ChannelOpener.DEFAULT);
-    SourceFileSystems sources = new SourceFileSystems(config.sourceConf(), config.cache());
-    OwnerFetcher fetcher = new OwnerFetcher(config.fetch(), config.cache().blockSize(), engine.filler(), sources, engine.stats(),
+  /**
+   * Starts the owner-side fetches of a BookKeeper: {@code sourceConf} is its own Hadoop configuration
+   * (its credentials for the sources), {@code service} its metadata service.
+   */
+  public static PeerFill start(CacheConfig cache, PeerFetchConfig fetch, Configuration sourceConf, InProcessMetadataService service) {
+    CacheEngine engine = CacheEngine.withService(cache, service, "bookkeeper-peer-fill", ChannelOpener.DEFAULT);
+    SourceFileSystems sources = new SourceFileSystems(sourceConf, cache);
+    OwnerFetcher fetcher = new OwnerFetcher(fetch, cache.blockSize(), engine.filler(), sources, engine.stats(),
         SOURCE_FAILURE_PAUSE, System::nanoTime);
     return new PeerFill(engine, sources, fetcher);
   }
 
-  OwnerFetcher fetcher() {
+  public OwnerFetcher fetcher() {
     return fetcher;
   }
 
@@ -54,7 +59,7 @@ final class PeerFill implements AutoCloseable {
   }
 
   /** The owner-side peer fetch counters, by statistic name. */
-  Map<String, Long> counters() {
+  public Map<String, Long> counters() {
     Map<String, Long> values = new LinkedHashMap<>();
     for (CacheCounter counter : COUNTERS) {
       values.put(counter.statisticName(), engine.stats().get(counter));

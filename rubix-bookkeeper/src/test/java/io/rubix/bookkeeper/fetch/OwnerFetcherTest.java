@@ -1,11 +1,12 @@
-package io.rubix.core.peer;
+package io.rubix.bookkeeper.fetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rubix.bookkeeper.fetch.OwnerFetcher.Outcome;
 import io.rubix.core.CacheEngine;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.InProcessMetadataService;
-import io.rubix.core.peer.OwnerFetcher.Outcome;
+import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
 import io.rubix.core.stats.CacheCounter;

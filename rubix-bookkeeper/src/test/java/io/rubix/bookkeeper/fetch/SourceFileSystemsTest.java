@@ -1,4 +1,4 @@
-package io.rubix.hadoop;
+package io.rubix.bookkeeper.fetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
+import io.rubix.hadoop.CachingFileSystem;
+import io.rubix.hadoop.CachingLocalFileSystem;
+import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.ObjectVersion;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,16 +1,16 @@
-package io.rubix.hadoop;
+package io.rubix.bookkeeper.fetch;
 
 import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.config.CacheConfig;
-import io.rubix.core.config.InvalidConfigException;
-import io.rubix.core.peer.OwnerFetcher;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
+import io.rubix.hadoop.RecentStatuses;
+import io.rubix.hadoop.WrappedFileSystems;
 import io.rubix.spi.ObjectVersion;
-import io.rubix.spi.config.CacheKeys;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -20,8 +20,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.hadoop.util.functional.FutureIO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * at most {@value #MAX_FILE_SYSTEMS} at once: the least recently used is closed when another one is
  * needed (a read still using it then fails, and the fill is retried after its backoff), and all are
  * closed with this object. Which schemes and authorities peers may name at all is the
- * {@link io.rubix.core.peer.OwnerFetcher}'s check, made before this class opens anything.
+ * {@link OwnerFetcher}'s check, made before this class opens anything.
  * Before the first read of a version it checks that the source still has exactly that version
  * (length, and ETag when the version has one, else modification time when it has one): a changed
  * or deleted object is a {@link StaleVersionException}, never bytes of another version. The check
@@ -84,7 +84,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
           status = current;
         }
         try (FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(path).withFileStatus(current)
-            .opt(CachingFileSystem.READ_POLICY, "random").build())) {
+            .opt(Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY, "random").build())) {
           in.readFully(position, buffer, offset, length);
         } catch (FileNotFoundException e) {
           throw new StaleVersionException("Source no longer has " + version, e);
@@ -119,7 +119,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
     } catch (FileNotFoundException e) {
       throw new StaleVersionException("Source no longer has " + version, e);
     }
-    String etag = StatusTracker.etagOf(status);
+    String etag = HadoopApi.etagOf(status);
     if (etag == null) {
       etag = "";
     }
@@ -170,44 +170,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
 
   /** This node's configuration with {@code fs.<scheme>.impl} naming the file system a RubiX caching class wraps. */
   Configuration underlyingConf(String scheme) throws IOException {
-    Configuration copy = new Configuration(conf);
-    Class<? extends FileSystem> impl = underlyingClass(scheme);
-    copy.set("fs." + scheme + ".impl", impl.getName());
-    copy.setBoolean("fs." + scheme + ".impl.disable.cache", true);
-    if (S3AFileSystem.class.isAssignableFrom(impl)) {
-      copy.set(CachingS3AFileSystem.S3A_STREAM_TYPE, copy.getTrimmed(CacheKeys.S3A_SOURCE_STREAM.name(), CacheKeys.S3A_SOURCE_STREAM.defaultValue()));
-    }
-    return copy;
-  }
-
-  private Class<? extends FileSystem> underlyingClass(String scheme) throws IOException {
-    Class<? extends FileSystem> configured = FileSystem.getFileSystemClass(scheme, conf);
-    Class<? extends FileSystem> impl = configured;
-    if (CachingS3AFileSystem.class.isAssignableFrom(configured)) {
-      impl = S3AFileSystem.class;
-    } else if (CachingFileSystem.class.isAssignableFrom(configured)) {
-      String key = CacheKeys.WRAPPED_IMPL.forScheme(scheme);
-      String name = conf.getTrimmed(key);
-      if (name == null || name.isEmpty()) {
-        try {
-          name = configured.asSubclass(CachingFileSystem.class).getDeclaredConstructor().newInstance().defaultWrappedImpl();
-        } catch (ReflectiveOperationException e) {
-          throw new IOException("Cannot ask " + configured.getName() + " which file system it wraps", e);
-        }
-      }
-      if (name == null) {
-        throw new InvalidConfigException(key, "", "the class name of the file system to wrap for scheme " + scheme);
-      }
-      try {
-        impl = conf.getClassByName(name).asSubclass(FileSystem.class);
-      } catch (ClassNotFoundException | ClassCastException e) {
-        throw new InvalidConfigException(key, name, "a FileSystem class on the classpath (" + e + ")");
-      }
-    }
-    if (CachingFileSystem.class.isAssignableFrom(impl) || CachingS3AFileSystem.class.isAssignableFrom(impl)) {
-      throw new InvalidConfigException("fs." + scheme + ".impl", impl.getName(), "a file system that RubiX does not cache through, for fetches for peers");
-    }
-    return impl;
+    return WrappedFileSystems.underlyingConf(conf, scheme);
   }
 
   @Override
