@@ -3,7 +3,6 @@ package io.rubix.bookkeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.cluster.ClusterLocality;
-import io.rubix.core.peer.TransferProtocol;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.hadoop.CachingS3AFileSystem;
@@ -11,6 +10,7 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.config.PeerFetchKeys;
+import io.rubix.spi.wire.TransferProtocol;
 import io.rubix.testing.S3Server;
 import java.io.DataInputStream;
 import java.io.IOException;

@@ -3,14 +3,14 @@ package io.rubix.bookkeeper.transfer;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.fetch.OwnerFetcher;
-import io.rubix.core.peer.TransferProtocol;
-import io.rubix.core.peer.TransferProtocol.Received;
-import io.rubix.core.peer.TransferProtocol.Request;
-import io.rubix.core.peer.TransferProtocol.Status;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheMetadataService;
+import io.rubix.spi.wire.TransferProtocol;
+import io.rubix.spi.wire.TransferProtocol.Received;
+import io.rubix.spi.wire.TransferProtocol.Request;
+import io.rubix.spi.wire.TransferProtocol.Status;
 import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.DataInputStream;

@@ -1,11 +1,10 @@
 package io.rubix.core.peer;
 
-import static java.util.Objects.requireNonNull;
-
 import io.rubix.core.cluster.ClusterLocality;
-import io.rubix.core.peer.TransferProtocol.Status;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
+import io.rubix.spi.wire.TransferProtocol;
+import io.rubix.spi.wire.TransferProtocol.Status;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -23,6 +22,7 @@ import java.util.zip.CRC32C;
 import javax.crypto.Mac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import static java.util.Objects.requireNonNull;
 
 /**
  * Reads blocks of splits other nodes own from those nodes' data-transfer ports

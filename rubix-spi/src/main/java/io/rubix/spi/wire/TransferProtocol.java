@@ -1,4 +1,4 @@
-package io.rubix.core.peer;
+package io.rubix.spi.wire;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,12 +1,12 @@
-package io.rubix.core.peer;
+package io.rubix.spi.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rubix.core.peer.TransferProtocol.Received;
-import io.rubix.core.peer.TransferProtocol.Request;
-import io.rubix.core.peer.TransferProtocol.Status;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.wire.TransferProtocol.Received;
+import io.rubix.spi.wire.TransferProtocol.Request;
+import io.rubix.spi.wire.TransferProtocol.Status;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
