@@ -3,6 +3,7 @@ package io.rubix.bookkeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.hadoop.CachingS3AFileSystem;
@@ -138,7 +139,7 @@ class PeerFetchTest {
   /** The owner node (1-based) of each block of {@code path} with {@code splitSize}. */
   private int[] owners(String path, long size, long splitSize) {
     Configuration conf = clientConf(1, Map.of("rubix.cache.filesplit.size", Long.toString(splitSize)));
-    ClusterLocality locality = ClusterLocality.create(conf);
+    ClusterLocality locality = ClusterSetup.locality(conf);
     try {
       int[] owners = new int[(int) ((size + BLOCK - 1) / BLOCK)];
       for (int b = 0; b < owners.length; b++) {

@@ -3,6 +3,7 @@ package io.rubix.bookkeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.hadoop.CachingS3AFileSystem;
@@ -118,7 +119,7 @@ class PeerReadTest {
 
   /** The owner node (1-based) of each block of {@code path}. */
   private int[] owners(String path) {
-    ClusterLocality locality = ClusterLocality.create(clientConf(1, null));
+    ClusterLocality locality = ClusterSetup.locality(clientConf(1, null));
     try {
       int[] owners = new int[(SIZE + BLOCK - 1) / BLOCK];
       for (int b = 0; b < owners.length; b++) {

@@ -5,6 +5,7 @@ import io.rubix.core.client.ClientConfig;
 import io.rubix.core.client.InProcessBookKeepers;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.Rendezvous;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.ConflictingCacheException;
@@ -16,8 +17,8 @@ import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.Source;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
-import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.cluster.ClusterNode;
+import io.rubix.spi.config.BookKeeperKeys;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -94,9 +95,10 @@ final class CachingSupport implements Closeable {
     if (new ConfigReader(conf).getBoolean(BookKeeperKeys.IN_PROCESS)) {
       clientConfig = InProcessBookKeepers.reach(conf, config, clientConfig);
     }
-    ClusterLocality locality = ClusterLocality.create(conf);
+    ClusterLocality locality = ClusterSetup.locality(conf);
     try {
-      BlockAdmission admission = locality == null ? BlockAdmission.ALL : locality;
+      // the cluster decides, the reader asks: read depends on cluster, never the other way
+      BlockAdmission admission = locality == null || locality.admitsAll() ? BlockAdmission.ALL : locality::admits;
       PeerConfig peerConfig = PeerConfig.from(conf);
       PeerReader peers = locality != null && peerConfig.enabled() && peerConfig.port() > 0 ? new PeerClient(peerConfig, PeerFetchConfig.from(conf), locality) : null;
       return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener, admission, peers), new StatusTracker(config), locality);

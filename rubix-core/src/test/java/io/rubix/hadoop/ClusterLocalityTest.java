@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.CacheEngine;
 import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.testing.S3Server;
@@ -88,7 +89,7 @@ class ClusterLocalityTest {
 
   /** The expected owner of each split: from a locality built apart from {@code fs}, with its configuration. */
   private static List<ClusterNode> owners(FileSystem fs, org.apache.hadoop.fs.Path path) {
-    try (ClusterLocality locality = ClusterLocality.create(fs.getConf())) {
+    try (ClusterLocality locality = ClusterSetup.locality(fs.getConf())) {
       List<ClusterNode> owners = new ArrayList<>();
       for (long split = 0; split * SPLIT < LENGTH; split++) {
         owners.add(locality.owners(fs.makeQualified(path).toString(), split).get(0));

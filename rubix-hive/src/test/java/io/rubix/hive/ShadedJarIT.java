@@ -48,7 +48,7 @@ class ShadedJarIT {
         "io/rubix/hadoop/CachingS3AFileSystem.class",
         "io/rubix/hadoop/CachingFileSystem.class",
         "io/rubix/core/client/BookKeeperClient.class",
-        "io/rubix/core/cluster/ClusterManagers.class",
+        "io/rubix/core/cluster/setup/ClusterSetup.class",
         "io/rubix/spi/thrift/BookKeeperService.class");
     assertThat(classes).as("classes outside io/rubix/").allMatch(name -> name.startsWith("io/rubix/"));
     assertThat(classes).anyMatch(name -> name.startsWith("io/rubix/shaded/org/apache/thrift/"));

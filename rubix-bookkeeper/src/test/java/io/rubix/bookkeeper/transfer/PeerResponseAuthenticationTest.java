@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rubix.bookkeeper.fetch.OwnerFetcher;
 import io.rubix.core.CacheEngine;
 import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerClient;
@@ -91,7 +92,7 @@ class PeerResponseAuthenticationTest {
     conf.set("rubix.cluster.node.id", "node1");
     conf.set("rubix.cache.filesplit.size", "1m");
     conf.set("rubix.cache.jmx.enabled", "false");
-    return ClusterLocality.create(conf);
+    return ClusterSetup.locality(conf);
   }
 
   private String pathOwnedByNode2() {

@@ -3,19 +3,15 @@ package io.rubix.core.cluster;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.Admission;
-import io.rubix.core.config.ConfigReader;
-import io.rubix.core.read.BlockAdmission;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.spi.cluster.ClusterView;
-import io.rubix.spi.config.CacheKeys;
 import java.io.Closeable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import javax.management.ObjectName;
-import org.apache.hadoop.conf.Configuration;
 
 /**
  * Which node owns which split of a file, and whether this node caches a block: files are cut into
@@ -32,12 +28,12 @@ import org.apache.hadoop.conf.Configuration;
  * list until either changes. While the view is empty (no list learned yet) this node behaves as a
  * single node: it owns everything and reports no locality of its own.
  */
-public final class ClusterLocality implements BlockAdmission, Closeable {
+public final class ClusterLocality implements Closeable {
   private final ClusterManager manager;
   private final ClusterConfig config;
   private final NodeLiveness liveness;
   private volatile Ring ring;
-  /** The membership JMX bean registered by {@link #create}, unregistered by {@link #close}; null when none. */
+  /** The membership JMX bean registered by {@link #exposeMembership}, unregistered by {@link #close}; null when none. */
   private volatile ObjectName beanName;
 
   /** Locality over {@code manager}'s views minus the nodes {@code liveness} (which tracks the same manager) holds down; closes both. */
@@ -48,23 +44,11 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
     this.ring = new Ring(manager.view(), liveness.downSet());
   }
 
-  /** The locality {@code conf} configures, or null when {@code rubix.cluster.manager=none}. */
-  public static ClusterLocality create(Configuration conf) {
-    ClusterConfig config = ClusterConfig.from(conf);
-    LivenessConfig livenessConfig = LivenessConfig.from(conf);
-    ClusterManager manager = ClusterManagers.create(conf, config);
-    if (manager == null) {
-      return null;
-    }
-    NodeLiveness liveness = new NodeLiveness(manager, livenessConfig);
-    ClusterLocality locality = new ClusterLocality(manager, config, liveness);
-    if (new ConfigReader(conf).getBoolean(CacheKeys.JMX_ENABLED)) {
-      String description = manager instanceof PollingClusterManager polling ? polling.source() : config.manager();
-      ClusterMembershipBean bean = new ClusterMembershipBean(manager, description, Instant.now(),
-          () -> liveness.snapshot().down().stream().map(ClusterNode::id).toList());
-      locality.beanName = ClusterMembershipBean.register(bean, config.manager(), locality);
-    }
-    return locality;
+  /** Registers the membership JMX bean (view, refreshes, down nodes), unregistered by {@link #close}; {@code description} names the source. */
+  public void exposeMembership(String description) {
+    ClusterMembershipBean bean = new ClusterMembershipBean(manager, description, Instant.now(),
+        () -> liveness.snapshot().down().stream().map(ClusterNode::id).toList());
+    beanName = ClusterMembershipBean.register(bean, config.manager(), this);
   }
 
   public ClusterConfig config() {
@@ -122,7 +106,6 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
   }
 
   /** Whether this node caches the block of {@code path} starting at {@code offset} ({@code rubix.cache.admission}). */
-  @Override
   public boolean admits(String path, long offset) {
     if (admitsAll()) {
       return true;
@@ -139,7 +122,6 @@ public final class ClusterLocality implements BlockAdmission, Closeable {
   }
 
   /** True with {@code rubix.cache.admission=all}: this node caches every block it reads, whoever owns it. */
-  @Override
   public boolean admitsAll() {
     return config.admission() == Admission.ALL;
   }

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * and re-reads it when either changed; readers only ever read the published view. A missing,
  * unreadable or malformed file leaves the last list in place (logged once per distinct problem).
  */
-final class FileClusterManager implements ClusterManager {
+public final class FileClusterManager implements ClusterManager {
   private static final Logger LOG = LoggerFactory.getLogger(FileClusterManager.class);
 
   private final Path file;
@@ -35,7 +35,7 @@ final class FileClusterManager implements ClusterManager {
   private Object lastStamp;
   private String lastProblem;
 
-  FileClusterManager(Path file, int defaultPort, LocalIdentity identity, Duration refreshInterval) {
+  public FileClusterManager(Path file, int defaultPort, LocalIdentity identity, Duration refreshInterval) {
     this.file = requireNonNull(file, "file is null");
     this.defaultPort = defaultPort;
     this.holder = new ViewHolder(identity, file.toString());

@@ -9,14 +9,14 @@ import java.util.List;
  * IPv6 literals in brackets ({@code [::1]:8899}), separated by commas or line breaks; {@code #} starts
  * a comment that runs to the end of the line.
  */
-final class NodeList {
+public final class NodeList {
   private NodeList() {}
 
   /**
    * The nodes in {@code text}; fails with an {@link IllegalArgumentException} naming {@code source}
    * and the entry when one is malformed or an id repeats.
    */
-  static List<ClusterNode> parse(String text, int defaultPort, String source) {
+  public static List<ClusterNode> parse(String text, int defaultPort, String source) {
     List<ClusterNode> nodes = new ArrayList<>();
     for (String line : text.split("\\R")) {
       int comment = line.indexOf('#');

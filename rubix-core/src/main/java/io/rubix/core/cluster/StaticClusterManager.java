@@ -8,10 +8,10 @@ import io.rubix.spi.cluster.LocalIdentity;
 import java.util.List;
 
 /** A fixed node list ({@code rubix.cluster.nodes}): it never changes, so listeners are never called. */
-final class StaticClusterManager implements ClusterManager {
+public final class StaticClusterManager implements ClusterManager {
   private final ViewHolder holder;
 
-  StaticClusterManager(List<ClusterNode> nodes, LocalIdentity identity) {
+  public StaticClusterManager(List<ClusterNode> nodes, LocalIdentity identity) {
     this.holder = new ViewHolder(identity, "rubix.cluster.nodes");
     holder.publish(nodes);
   }

@@ -3,6 +3,7 @@ package io.rubix.core.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.Admission;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.spi.cluster.ClusterListener;
@@ -50,14 +51,14 @@ class ClusterManagersTest {
     assertThat(none.splitSize()).isEqualTo(256L << 20);
     assertThat(none.preferredHosts()).isEqualTo(1);
     assertThat(none.refreshInterval()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(ClusterManagers.create(conf, none)).isNull();
-    assertThat(ClusterLocality.create(conf)).isNull();
+    assertThat(ClusterSetup.manager(conf, none)).isNull();
+    assertThat(ClusterSetup.locality(conf)).isNull();
 
     conf.set("rubix.cluster.manager", "static");
     assertThat(ClusterConfig.from(conf).admission()).isEqualTo(Admission.OWNER_ONLY);
     conf.set("rubix.cache.admission", "all");
     assertThat(ClusterConfig.from(conf).admission()).isEqualTo(Admission.ALL);
-    assertThatThrownBy(() -> ClusterManagers.create(conf, ClusterConfig.from(conf)))
+    assertThatThrownBy(() -> ClusterSetup.manager(conf, ClusterConfig.from(conf)))
         .isInstanceOf(InvalidConfigException.class).hasMessageContaining("rubix.cluster.nodes");
 
     Configuration bad = new Configuration(false);
@@ -71,9 +72,9 @@ class ClusterManagersTest {
     assertThatThrownBy(() -> ClusterConfig.from(bad)).hasMessageContaining("rubix.cache.admission").hasMessageContaining("owner-only");
     bad.set("rubix.cache.admission", "owner-only");
     bad.set("rubix.cluster.manager", "file");
-    assertThatThrownBy(() -> ClusterManagers.create(bad, ClusterConfig.from(bad))).hasMessageContaining("rubix.cluster.nodes.file");
+    assertThatThrownBy(() -> ClusterSetup.manager(bad, ClusterConfig.from(bad))).hasMessageContaining("rubix.cluster.nodes.file");
     bad.set("rubix.cluster.manager", "com.example.NoSuchManager");
-    assertThatThrownBy(() -> ClusterManagers.create(bad, ClusterConfig.from(bad))).hasMessageContaining("rubix.cluster.manager")
+    assertThatThrownBy(() -> ClusterSetup.manager(bad, ClusterConfig.from(bad))).hasMessageContaining("rubix.cluster.manager")
         .hasMessageContaining("com.example.NoSuchManager");
   }
 
@@ -83,12 +84,12 @@ class ClusterManagersTest {
     conf.set("rubix.cluster.manager", "static");
     conf.set("rubix.cluster.nodes", "a=host-1,b=host-2:9000,c=host-3");
     conf.set("rubix.cluster.node.id", "b");
-    try (ClusterManager manager = ClusterManagers.create(conf, ClusterConfig.from(conf))) {
+    try (ClusterManager manager = ClusterSetup.manager(conf, ClusterConfig.from(conf))) {
       assertThat(manager.view().nodes()).extracting(ClusterNode::id).containsExactly("a", "b", "c");
       assertThat(manager.view().local()).contains(new ClusterNode("b", "host-2", 9000));
     }
     conf.set("rubix.cluster.manager", FixedManager.class.getName());
-    try (ClusterManager manager = ClusterManagers.create(conf, ClusterConfig.from(conf))) {
+    try (ClusterManager manager = ClusterSetup.manager(conf, ClusterConfig.from(conf))) {
       assertThat(manager).isInstanceOf(FixedManager.class);
       assertThat(manager.view().nodes()).hasSize(1);
     }

@@ -7,9 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.cluster.ClusterConfig;
-import io.rubix.core.cluster.ClusterManagers;
 import io.rubix.core.cluster.PollingClusterManager;
 import io.rubix.core.cluster.rest.LoopbackHttpServer.Answer;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.ClusterNode;
@@ -58,7 +58,7 @@ class HttpsCoordinatorTest {
       conf.set("rubix.cluster.rest.request.timeout", "2s");
 
       // the JVM's trust store does not know this certificate
-      try (ClusterManager manager = ClusterManagers.create(conf, ClusterConfig.from(conf))) {
+      try (ClusterManager manager = ClusterSetup.manager(conf, ClusterConfig.from(conf))) {
         PollingClusterManager polling = (PollingClusterManager) manager;
         Await.until("a refused handshake", Duration.ofSeconds(20), () -> polling.consecutiveFailures() > 0);
         assertThat(manager.view()).isEqualTo(ClusterView.EMPTY);
@@ -68,13 +68,13 @@ class HttpsCoordinatorTest {
       conf.set("rubix.cluster.rest.truststore.path", trustStore.toString());
       conf.set("rubix.cluster.rest.truststore.password", "trust-pass");
       conf.set("rubix.cluster.rest.truststore.type", "PKCS12");
-      try (ClusterManager manager = ClusterManagers.create(conf, ClusterConfig.from(conf))) {
+      try (ClusterManager manager = ClusterSetup.manager(conf, ClusterConfig.from(conf))) {
         assertThat(manager.view().nodes()).extracting(ClusterNode::host).containsExactly("127.0.0.2");
       }
       assertThat(coordinator.requests()).anySatisfy(request -> assertThat(request.header("Authorization")).isEqualTo("Bearer jwt-abc.def.ghi"));
 
       conf.set("rubix.cluster.rest.truststore.password", "wrong-pass");
-      assertThatThrownBy(() -> ClusterManagers.create(conf, ClusterConfig.from(conf))).isInstanceOf(InvalidConfigException.class)
+      assertThatThrownBy(() -> ClusterSetup.manager(conf, ClusterConfig.from(conf))).isInstanceOf(InvalidConfigException.class)
           .hasMessageContaining("rubix.cluster.rest.truststore.path").hasMessageNotContaining("wrong-pass");
     }
   }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.rest.LoopbackHttpServer.Answer;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +37,7 @@ class MembershipJmxTest {
       conf.set("rubix.cluster.rest.backoff.max", "100ms");
       Set<ObjectName> before = beans();
       ObjectName name;
-      try (ClusterLocality locality = ClusterLocality.create(conf)) {
+      try (ClusterLocality locality = ClusterSetup.locality(conf)) {
         Set<ObjectName> added = beans();
         added.removeAll(before);
         assertThat(added).hasSize(1);
@@ -69,7 +70,7 @@ class MembershipJmxTest {
     conf.set("rubix.cluster.nodes", "a=host-1,b=host-2");
     conf.set("rubix.cluster.node.id", "b");
     Set<ObjectName> before = beans();
-    try (ClusterLocality locality = ClusterLocality.create(conf)) {
+    try (ClusterLocality locality = ClusterSetup.locality(conf)) {
       Set<ObjectName> added = beans();
       added.removeAll(before);
       assertThat(added).hasSize(1);
@@ -80,7 +81,7 @@ class MembershipJmxTest {
       assertThat(server.getAttribute(name, "ConsecutiveFailures")).isEqualTo(0);
     }
     conf.set("rubix.cache.jmx.enabled", "false");
-    try (ClusterLocality locality = ClusterLocality.create(conf)) {
+    try (ClusterLocality locality = ClusterSetup.locality(conf)) {
       assertThat(locality.view().nodes()).hasSize(2);
       assertThat(beans()).isEqualTo(before);
     }

@@ -9,9 +9,9 @@ import static io.rubix.core.cluster.rest.EngineAnswers.trinoUri;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.cluster.ClusterConfig;
-import io.rubix.core.cluster.ClusterManagers;
 import io.rubix.core.cluster.PollingClusterManager;
 import io.rubix.core.cluster.rest.LoopbackHttpServer.Answer;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.spi.cluster.ClusterView;
@@ -66,7 +66,7 @@ class PrestoClusterManagerTest {
   }
 
   private static ClusterManager create(Configuration conf) {
-    return ClusterManagers.create(conf, ClusterConfig.from(conf));
+    return ClusterSetup.manager(conf, ClusterConfig.from(conf));
   }
 
   private static List<String> hosts(ClusterManager manager) {

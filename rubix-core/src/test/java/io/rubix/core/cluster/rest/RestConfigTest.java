@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.cluster.ClusterConfig;
-import io.rubix.core.cluster.ClusterManagers;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.InvalidConfigException;
 import java.time.Duration;
 import java.util.Optional;
@@ -34,7 +34,7 @@ class RestConfigTest {
   void wrongSettingsNameTheKey() {
     Configuration conf = new Configuration(false);
     conf.set("rubix.cluster.manager", "presto");
-    assertThatThrownBy(() -> ClusterManagers.create(conf, ClusterConfig.from(conf))).isInstanceOf(InvalidConfigException.class)
+    assertThatThrownBy(() -> ClusterSetup.manager(conf, ClusterConfig.from(conf))).isInstanceOf(InvalidConfigException.class)
         .hasMessageContaining("rubix.cluster.presto.coordinator.url").hasMessageContaining("rubix.cluster.manager=presto");
     conf.set("rubix.cluster.presto.coordinator.url", "coordinator:8080");
     assertThatThrownBy(() -> PrestoClusterConfig.from(conf, PrestoFlavor.PRESTO)).hasMessageContaining("rubix.cluster.presto.coordinator.url")
@@ -69,7 +69,7 @@ class RestConfigTest {
         .hasMessageContaining("rubix.cluster.rest.truststore.path").hasMessageContaining("/no/such/truststore.p12")
         .hasMessageNotContaining("changeit");
     conf.set("rubix.cluster.manager", "mesos");
-    assertThatThrownBy(() -> ClusterManagers.create(conf, ClusterConfig.from(conf))).hasMessageContaining("rubix.cluster.manager")
+    assertThatThrownBy(() -> ClusterSetup.manager(conf, ClusterConfig.from(conf))).hasMessageContaining("rubix.cluster.manager")
         .hasMessageContaining("presto, trino, yarn");
   }
 }

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.cluster.ClusterConfig;
-import io.rubix.core.cluster.ClusterManagers;
 import io.rubix.core.cluster.PollingClusterManager;
 import io.rubix.core.cluster.rest.LoopbackHttpServer.Answer;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.ClusterNode;
@@ -58,7 +58,7 @@ class YarnClusterManagerTest {
   }
 
   private static ClusterManager create(Configuration conf) {
-    return ClusterManagers.create(conf, ClusterConfig.from(conf));
+    return ClusterSetup.manager(conf, ClusterConfig.from(conf));
   }
 
   private static List<String> hosts(ClusterManager manager) {

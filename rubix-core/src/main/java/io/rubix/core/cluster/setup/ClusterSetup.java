@@ -1,22 +1,51 @@
-package io.rubix.core.cluster;
+package io.rubix.core.cluster.setup;
 
+import io.rubix.core.cluster.ClusterConfig;
+import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.cluster.FileClusterManager;
+import io.rubix.core.cluster.LivenessConfig;
+import io.rubix.core.cluster.NodeList;
+import io.rubix.core.cluster.NodeLiveness;
+import io.rubix.core.cluster.PollingClusterManager;
+import io.rubix.core.cluster.StaticClusterManager;
 import io.rubix.core.cluster.rest.RestClusterManagers;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.InvalidConfigException;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.LocalIdentity;
+import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.config.ClusterKeys;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 
-/** Builds the cluster manager {@code rubix.cluster.manager} names. */
-public final class ClusterManagers {
-  private ClusterManagers() {}
+/**
+ * Builds cluster locality from configuration: the manager {@code rubix.cluster.manager} names (one
+ * of {@code io.rubix.core.cluster}'s own, a REST one of {@code cluster.rest}, or a class), its
+ * liveness tracking and its JMX bean. The one place that knows every kind of manager, so the kinds
+ * depend on the cluster's base types and never the other way.
+ */
+public final class ClusterSetup {
+  private ClusterSetup() {}
+
+  /** The locality {@code conf} configures, or null when {@code rubix.cluster.manager=none}. */
+  public static ClusterLocality locality(Configuration conf) {
+    ClusterConfig config = ClusterConfig.from(conf);
+    LivenessConfig livenessConfig = LivenessConfig.from(conf);
+    ClusterManager manager = manager(conf, config);
+    if (manager == null) {
+      return null;
+    }
+    ClusterLocality locality = new ClusterLocality(manager, config, new NodeLiveness(manager, livenessConfig));
+    if (new ConfigReader(conf).getBoolean(CacheKeys.JMX_ENABLED)) {
+      locality.exposeMembership(manager instanceof PollingClusterManager polling ? polling.source() : config.manager());
+    }
+    return locality;
+  }
 
   /** The configured manager, or null for {@code none}. */
-  public static ClusterManager create(Configuration conf, ClusterConfig config) {
+  public static ClusterManager manager(Configuration conf, ClusterConfig config) {
     ConfigReader reader = new ConfigReader(conf);
     return switch (config.manager().toLowerCase(Locale.ROOT)) {
       case ClusterConfig.NONE -> null;
