@@ -13,6 +13,7 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.concurrent.locks.Lock;
 import java.util.zip.CRC32C;
 
 /**
@@ -167,15 +168,31 @@ public final class BlockStore implements Closeable {
    * the check and the write) left this write's blocks in an unlinked inode that no accounting charges
    * and that stays allocated as long as any JVM holds the file open, which one that read it long ago
    * may: the writer truncates it again before it gives the file up. Only a dropped file is ever short
-   * of or past its live length, so this never truncates a live one.
+   * of or past its live length, so this never truncates a live one. The handle cannot be closed
+   * between the write and the re-check (see {@link CacheFile#writing}), even by another writer of
+   * this JVM that found the file gone.
    */
   private void writeLive(CacheFile file, ObjectVersion version, int block, ByteBuffer bytes) throws IOException {
-    checkLive(file, version);
-    writeOnce(file, block, bytes);
-    if (file.channel().size() != DataFileLayout.liveLength(version)) {
-      file.channel().truncate(0);
+    long live = DataFileLayout.liveLength(version);
+    long size;
+    Lock writing = file.writing();
+    writing.lock();
+    try {
+      size = file.channel().size();
+      if (size == live) {
+        writeOnce(file, block, bytes);
+        size = file.channel().size();
+        if (size != live) {
+          file.channel().truncate(0);
+        }
+      }
+    } finally {
+      writing.unlock();
     }
-    checkLive(file, version);
+    if (size != live) {
+      files.discard(file);
+      throw new CacheFileGoneException(file.path().toString(), "cache file of " + version + " was dropped: its length is " + size + ", not " + live);
+    }
   }
 
   private void writeOnce(CacheFile file, int block, ByteBuffer bytes) throws IOException {

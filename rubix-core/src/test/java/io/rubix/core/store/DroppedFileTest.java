@@ -10,10 +10,16 @@ import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,6 +135,79 @@ class DroppedFileTest {
         assertThat(filesA.get(dataFile).channel().size()).as("length of the dropped file A still holds (was it written, its block stays allocated)")
             .isZero();
       }
+    }
+  }
+
+  /**
+   * The same race with two writers of one JVM, which share the open file: writer 2's block lands in
+   * the dropped file, then writer 1 finds the file gone and closes the shared handle before writer 2
+   * re-checked it. Writer 2 must still take its block back: a handle is never closed while a write
+   * through it has not been re-checked.
+   */
+  @Test
+  void aWriterOfTheSameJvmNeverClosesTheFileUnderAnotherWritersUncheckedWrite() throws Exception {
+    try (InProcessMetadataService service = service(); CacheFiles filesA = new CacheFiles(8, ChannelOpener.DEFAULT)) {
+      AtomicReference<Runnable> beforeWrite = new AtomicReference<>();
+      AtomicReference<Runnable> afterWrite = new AtomicReference<>();
+      ChannelOpener racing = file -> new ForwardingFileChannel(ChannelOpener.DEFAULT.open(file)) {
+        @Override
+        public int write(ByteBuffer src, long position) throws IOException {
+          Runnable before = beforeWrite.getAndSet(null);
+          if (before != null) {
+            before.run();
+          }
+          int written = super.write(src, position);
+          Runnable after = afterWrite.getAndSet(null);
+          if (after != null) {
+            after.run();
+          }
+          return written;
+        }
+      };
+      ExecutorService writers = Executors.newFixedThreadPool(2);
+      try (CacheFiles filesB = new CacheFiles(8, racing)) {
+        BlockStore a = store(filesA);
+        BlockStore b = store(filesB);
+        Path dataFile = publish(service, a, 0);
+        BlockRange status = service.status(version, 0, 1);
+        assertThat(readBlock0(a, dataFile, status)).as("A holds the file open, then leaves it idle").isEqualTo(block(0));
+        service.acquire(version, 4, 6);
+        CountDownLatch written = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        beforeWrite.set(() -> assertThat(service.clear()).isEqualTo(1));
+        afterWrite.set(() -> {
+          written.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+        Future<?> writer2 = writers.submit(() -> b.write(dataFile, version, 5, ByteBuffer.wrap(data, 5 * BLOCK, BLOCK)));
+        assertThat(written.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<?> writer1 = writers.submit(() -> b.write(dataFile, version, 4, ByteBuffer.wrap(data, 4 * BLOCK, BLOCK)));
+        awaitDoneOrParked(writer1, 1);
+        release.countDown();
+        assertThatThrownBy(writer1::get).hasCauseInstanceOf(NoSuchFileException.class);
+        assertThatThrownBy(writer2::get).hasCauseInstanceOf(NoSuchFileException.class);
+        assertThat(filesA.get(dataFile).channel().size()).as("length of the dropped file A still holds (was it written, its block stays allocated)")
+            .isZero();
+      } finally {
+        writers.shutdownNow();
+      }
+    }
+  }
+
+  /** Waits until {@code future} is done, or its thread (the pool's {@code index}-th) waits on a lock. */
+  private static void awaitDoneOrParked(Future<?> future, int index) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!future.isDone() && System.nanoTime() < deadline) {
+      boolean parked = Thread.getAllStackTraces().keySet().stream()
+          .anyMatch(t -> t.getName().endsWith("-thread-" + (index + 1)) && t.getState() == Thread.State.WAITING);
+      if (parked) {
+        return;
+      }
+      Thread.onSpinWait();
     }
   }
 
