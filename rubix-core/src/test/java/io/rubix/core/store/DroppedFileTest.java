@@ -111,16 +111,7 @@ class DroppedFileTest {
   void aWriteThatRacesTheDropLeavesNothingAllocatedInTheDroppedFile() throws Exception {
     try (InProcessMetadataService service = service(); CacheFiles filesA = new CacheFiles(8, ChannelOpener.DEFAULT)) {
       AtomicReference<Runnable> beforeWrite = new AtomicReference<>();
-      ChannelOpener racing = file -> new ForwardingFileChannel(ChannelOpener.DEFAULT.open(file)) {
-        @Override
-        public int write(ByteBuffer src, long position) throws IOException {
-          Runnable hook = beforeWrite.getAndSet(null);
-          if (hook != null) {
-            hook.run();
-          }
-          return super.write(src, position);
-        }
-      };
+      ChannelOpener racing = hooked(beforeWrite, new AtomicReference<>());
       try (CacheFiles filesB = new CacheFiles(8, racing)) {
         BlockStore a = store(filesA);
         BlockStore b = store(filesB);
@@ -149,21 +140,7 @@ class DroppedFileTest {
     try (InProcessMetadataService service = service(); CacheFiles filesA = new CacheFiles(8, ChannelOpener.DEFAULT)) {
       AtomicReference<Runnable> beforeWrite = new AtomicReference<>();
       AtomicReference<Runnable> afterWrite = new AtomicReference<>();
-      ChannelOpener racing = file -> new ForwardingFileChannel(ChannelOpener.DEFAULT.open(file)) {
-        @Override
-        public int write(ByteBuffer src, long position) throws IOException {
-          Runnable before = beforeWrite.getAndSet(null);
-          if (before != null) {
-            before.run();
-          }
-          int written = super.write(src, position);
-          Runnable after = afterWrite.getAndSet(null);
-          if (after != null) {
-            after.run();
-          }
-          return written;
-        }
-      };
+      ChannelOpener racing = hooked(beforeWrite, afterWrite);
       ExecutorService writers = Executors.newFixedThreadPool(2);
       try (CacheFiles filesB = new CacheFiles(8, racing)) {
         BlockStore a = store(filesA);
@@ -195,6 +172,26 @@ class DroppedFileTest {
       } finally {
         writers.shutdownNow();
       }
+    }
+  }
+
+  /** Opens channels whose next positioned write runs, once each, the hook set in {@code before} before it and the one in {@code after} after it. */
+  private static ChannelOpener hooked(AtomicReference<Runnable> before, AtomicReference<Runnable> after) {
+    return file -> new ForwardingFileChannel(ChannelOpener.DEFAULT.open(file)) {
+      @Override
+      public int write(ByteBuffer src, long position) throws IOException {
+        runOnce(before);
+        int written = super.write(src, position);
+        runOnce(after);
+        return written;
+      }
+    };
+  }
+
+  private static void runOnce(AtomicReference<Runnable> hook) {
+    Runnable run = hook.getAndSet(null);
+    if (run != null) {
+      run.run();
     }
   }
 
