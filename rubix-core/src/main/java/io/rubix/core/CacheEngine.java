@@ -64,7 +64,7 @@ public final class CacheEngine implements Closeable {
     this.serviceRelease = requireNonNull(serviceRelease, "serviceRelease is null");
     CacheFiles files = new CacheFiles(config.openFilesMax(), opener);
     if (service instanceof InProcessMetadataService inProcess) {
-      inProcess.addEvictionListener(files);
+      inProcess.addEvictionListener(files::evicted);
     }
     this.store = new BlockStore(config.blockSize(), files, config.checksumVerification(), 2 * config.fetchThreads() + 16);
     this.fetchExecutor = pool("rubix-fetch-" + name, config.fetchThreads());

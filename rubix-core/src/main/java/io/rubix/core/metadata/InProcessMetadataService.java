@@ -32,6 +32,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -67,7 +68,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final int blockSize;
   private final DataFileLayout layout;
   private final LongSupplier nanoClock;
-  private final List<EvictionListener> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<Path>> evictionListeners = new CopyOnWriteArrayList<>();
   private final MetadataJournal journal;
   /** CRC32C of a whole block of zeros: what a block nobody wrote reads as. */
   private final int zeroBlockCrc;
@@ -282,8 +283,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
-  public void addEvictionListener(EvictionListener listener) {
-    listeners.add(requireNonNull(listener, "listener is null"));
+  /** Tells {@code listener} the data file of each dropped object before it is deleted, so this JVM's open handles to it can be closed. */
+  public void addEvictionListener(Consumer<Path> listener) {
+    evictionListeners.add(requireNonNull(listener, "listener is null"));
   }
 
   @Override
@@ -1033,8 +1035,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   private void deleteFiles(List<CachedObject> dropped) {
     for (CachedObject object : dropped) {
-      for (EvictionListener listener : listeners) {
-        listener.evicted(object.dataFile);
+      for (Consumer<Path> listener : evictionListeners) {
+        listener.accept(object.dataFile);
       }
       boolean gone = false;
       try {

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
-import io.rubix.core.metadata.EvictionListener;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * channel. The least recently used files are closed when the bound is reached, and a file is closed
  * as soon as its data is evicted. A reader that finds its channel closed under it retries once.
  */
-public final class CacheFiles implements EvictionListener, Closeable {
+public final class CacheFiles implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CacheFiles.class);
 
   /**
@@ -72,7 +71,7 @@ public final class CacheFiles implements EvictionListener, Closeable {
     closeQuietly(file);
   }
 
-  @Override
+  /** The data file {@code dataFile} was dropped (told by an in-process metadata service): close it, never reopen it. */
   public void evicted(Path dataFile) {
     evictedFiles.put(dataFile, Boolean.TRUE);
     open.invalidate(dataFile);
