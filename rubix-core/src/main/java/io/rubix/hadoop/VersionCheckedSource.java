@@ -2,6 +2,7 @@ package io.rubix.hadoop;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
@@ -30,9 +31,9 @@ final class VersionCheckedSource implements Source {
   private final FileStatus expected;
   private final StatusTracker.StatusLookup lookup;
   private final Runnable onStale;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private boolean checked;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private StaleVersionException stale;
 
   /** {@code onStale} runs once when the check finds another version (to forget a trusted status, say). */

@@ -1,5 +1,6 @@
 package io.rubix.core.client;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ConflictingCacheException;
 import io.rubix.spi.config.BookKeeperKeys;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class InProcessBookKeepers {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessBookKeepers.class);
-  // @GuardedBy("STARTED"): configured Thrift port -> the BookKeeper started (or not) for it
+  /** Configured Thrift port -> the BookKeeper started (or not) for it. */
+  @GuardedBy("STARTED")
   private static final Map<Integer, Started> STARTED = new HashMap<>();
 
   private InProcessBookKeepers() {}

@@ -2,6 +2,7 @@ package io.rubix.core.cluster;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.spi.cluster.ClusterListener;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.ClusterView;
@@ -32,7 +33,9 @@ public final class FileClusterManager implements ClusterManager {
   private final ViewHolder holder;
   private final ScheduledExecutorService scheduler;
   // read and written by the refreshing thread only (and the constructor, before it starts)
+  @GuardedBy("this")
   private Object lastStamp;
+  @GuardedBy("this")
   private String lastProblem;
 
   public FileClusterManager(Path file, int defaultPort, LocalIdentity identity, Duration refreshInterval) {

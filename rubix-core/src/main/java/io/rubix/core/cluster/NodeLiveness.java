@@ -2,6 +2,7 @@ package io.rubix.core.cluster;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.spi.cluster.ClusterView;
@@ -57,11 +58,12 @@ public final class NodeLiveness implements Closeable {
   private final LongSupplier nanoTime;
   private final ProbeScheduler scheduler;
   private final Object lock = new Object();
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final Map<String, Down> down = new HashMap<>();
-  // @GuardedBy("lock"): the view the last membership change was computed against
+  /** The view the last membership change was computed against. */
+  @GuardedBy("lock")
   private ClusterView lastView;
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private boolean closed;
   private volatile DownSet downSet = DownSet.NONE;
   private final AtomicLong downTransitions = new AtomicLong();
@@ -247,7 +249,7 @@ public final class NodeLiveness implements Closeable {
     }
   }
 
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private void publish() {
     downSet = new DownSet(down.keySet());
   }

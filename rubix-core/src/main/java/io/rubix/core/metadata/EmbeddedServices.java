@@ -1,5 +1,6 @@
 package io.rubix.core.metadata;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ConflictingCacheException;
 import io.rubix.spi.config.BookKeeperKeys;
@@ -47,7 +48,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class EmbeddedServices {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServices.class);
-  // @GuardedBy("SERVICES"): absolute cache directories -> the service caching in them
+  /** Absolute cache directories -> the service caching in them. */
+  @GuardedBy("SERVICES")
   private static final Map<List<Path>, Shared> SERVICES = new HashMap<>();
   private static final String EMBEDDED = "embedded";
   private static final String PRIMARY = "primary";

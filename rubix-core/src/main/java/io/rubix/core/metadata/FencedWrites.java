@@ -20,7 +20,10 @@ import java.util.Map;
  * lease that lasts a lease timeout from recovery.
  *
  * <p>Not thread-safe: guarded by the owning service's lock. What it gives back goes through
- * {@link Release}, which knows whether the object's files are truncated yet.
+ * {@link Release}, which knows whether the object's files are truncated yet. That lock is the
+ * service's, which this class cannot name, so its fields carry no {@code @GuardedBy}: Error Prone
+ * checks the lock where the service reaches its parts, through its {@code @GuardedBy("lock")}
+ * fields.
  */
 final class FencedWrites {
   /** Gives back {@code bytes} of the dropped {@code object}'s charge. */

@@ -2,6 +2,7 @@ package io.rubix.core.metadata;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
 
 import io.rubix.spi.ObjectVersion;
@@ -78,22 +79,23 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final Condition inFlightCondition = lock.newCondition();
   /** Longest an acquire waits for another caller to create the files of the object it asks for. */
   private static final long CREATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final SpaceLedger space;
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final LeaseTable leases;
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final SettleWaiters waiters;
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private long nextGeneration = 1;
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private long evictions;
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private long recoveredBlocks;
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private long refusedBlocks;
+  @GuardedBy("lock")
   private long recoveryProblems;
 
   /**
@@ -388,7 +390,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    * its overhead. Its journal and data file are created by {@link #createFiles} after the lock is
    * released; until then the object is {@code creating}. Null when there is no room.
    */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private CachedObject create(ObjectVersion version, List<CachedObject> evicted) {
     int diskIndex = layout.diskOf(version);
     DiskSpace disk = space.disk(diskIndex);
@@ -453,7 +455,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /** Waits (briefly: one file creation) until another caller has created {@code object}'s files; false if it did not in time. */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private boolean awaitCreated(CachedObject object) throws IOException {
     long remaining = CREATE_WAIT_NANOS;
     try {
@@ -468,7 +470,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /** Evicts the least recently used object nobody is fetching into, from {@code preferred} first; false when there is none. */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private boolean evictOneObject(DiskSpace preferred, List<CachedObject> evicted) {
     for (DiskSpace disk : space.disksFrom(preferred)) {
       for (CachedObject candidate : disk.lru.values()) {
@@ -663,7 +665,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /** When {@code waiter} must be looked at again without a change: its deadline, or the first expiry of a lease it waits for. */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private long nextRecheckNanos(SettleWaiters.Waiter waiter, CachedObject object) {
     long at = waiter.deadlineNanos();
     for (Map.Entry<Integer, Long> entry : object.inFlight.entrySet()) {
@@ -698,17 +700,21 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /** Answers the waiters whose blocks left the in-flight state or whose deadline passed. */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private void settleWaiters() {
-    waiters.settle((waiter, now) -> {
+    // Error Prone assumes a lambda runs later, without the lock; SettleWaiters.settle runs this one
+    // at once, on this thread, which holds the lock
+    @SuppressWarnings("GuardedBy")
+    SettleWaiters.Settlement settlement = (waiter, now) -> {
       CachedObject object = objects.get(waiter.version());
       boolean settled = object == null || !anyInFlight(object, waiter.first(), waiter.end()) || now - waiter.deadlineNanos() >= 0;
       return settled ? describe(waiter.version(), object, waiter.first(), waiter.end(), null) : null;
-    });
+    };
+    waiters.settle(settlement);
   }
 
   /** Wakes blocking waiters and answers settled {@link #whenSettled} waiters: blocks left the in-flight state. */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private void inFlightChanged() {
     inFlightCondition.signalAll();
     if (!waiters.isEmpty()) {
@@ -900,7 +906,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private CachedObject touch(ObjectVersion version) {
     CachedObject object = objects.get(version);
     if (object != null) {
@@ -910,7 +916,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /** Makes room for {@code length} more bytes on {@code disk}, evicting LRU objects into {@code evicted}; false when impossible. */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
     List<CachedObject> victims = space.victims(disk, requester, length, evicted);
     if (victims == null) {
@@ -929,7 +935,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    * after unlocking. The charge of the blocks its grantees (of this run, or of the previous one after
    * a restart) may still be writing is held until they are done: see {@link FencedWrites}.
    */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private void drop(CachedObject object) {
     List<Lease> ended = new ArrayList<>();
     for (Long leaseId : Set.copyOf(object.inFlight.values())) {
@@ -946,13 +952,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /** Removes {@code object}, which holds no lease, from the metadata; its charge is given back once {@link #deleteFiles} truncated its files. */
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private void forget(CachedObject object) {
     objects.remove(object.version);
     space.forget(object, List.of());
   }
 
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private void expireLeases() {
     space.expireFences();
     List<Lease> expired = leases.expire(nanoClock.getAsLong());
@@ -974,7 +980,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return false;
   }
 
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private BlockRange describe(ObjectVersion version, CachedObject object, int firstBlock, int endBlock, Lease lease) {
     int count = endBlock - firstBlock;
     byte[] states = new byte[count];

@@ -10,7 +10,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The live leases of a metadata service: blocks granted to one reader each to fetch, until it
  * commits or aborts them or the lease expires. Kept in creation order, which is deadline order (all
- * have the same timeout). Guarded by the owning service's lock.
+ * have the same timeout). Guarded by the owning service's lock. That lock is the service's, which
+ * this class cannot name, so its fields carry no {@code @GuardedBy}: Error Prone checks the lock
+ * where the service reaches its parts, through its {@code @GuardedBy("lock")} fields.
  *
  * <p>Ids start at a random point so that ids of a previous incarnation of the service (a crashed and
  * restarted BookKeeper, whose readers still hold grants) never name a lease of this one: a stale

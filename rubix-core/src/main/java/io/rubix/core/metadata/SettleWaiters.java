@@ -23,7 +23,10 @@ import java.util.function.LongSupplier;
  * <p>Threads and ownership: guarded by the owning service's lock. One scheduler thread, started with
  * the first wait, runs the service's recheck (which takes that lock) when a deadline or a lease expiry
  * may have settled a waiter, and completes the futures: a waiter's continuation (a Thrift answer)
- * never runs under the lock. At most {@value #MAX_WAITERS} waits are pending at once.
+ * never runs under the lock. At most {@value #MAX_WAITERS} waits are pending at once. The lock is
+ * the service's, which this class cannot name, so its fields carry no {@code @GuardedBy}: Error
+ * Prone checks the lock where the service reaches its parts, through its {@code @GuardedBy("lock")}
+ * fields.
  */
 final class SettleWaiters {
   /** Most waits pending at once. */

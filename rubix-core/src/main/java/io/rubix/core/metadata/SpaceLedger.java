@@ -19,7 +19,10 @@ import java.util.function.LongSupplier;
  * ({@link #released}), and the part its grantees may still be writing until they are done
  * ({@link FencedWrites}). So the bytes the cache's files hold never exceed the sum of the charges.
  *
- * <p>Not thread-safe: guarded by the owning service's lock. Does no I/O.
+ * <p>Not thread-safe: guarded by the owning service's lock. Does no I/O. That lock is the
+ * service's, which this class cannot name, so its fields carry no {@code @GuardedBy}: Error Prone
+ * checks the lock where the service reaches its parts, through its {@code @GuardedBy("lock")}
+ * fields.
  */
 final class SpaceLedger {
   private final List<DiskSpace> disks = new ArrayList<>();

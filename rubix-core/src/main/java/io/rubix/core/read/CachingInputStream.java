@@ -2,6 +2,7 @@ package io.rubix.core.read;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.spi.ObjectVersion;
@@ -34,7 +35,7 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
   private final BlockReader reader;
   final ReadSession session;
   private final byte[] oneByte = new byte[1];
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private long position;
   private volatile boolean closed;
 

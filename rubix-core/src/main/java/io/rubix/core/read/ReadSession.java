@@ -2,6 +2,7 @@ package io.rubix.core.read;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.peer.PeerReader.PeerBlock;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.spi.ObjectVersion;
@@ -22,15 +23,15 @@ final class ReadSession {
   /** Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index. */
   final ConcurrentHashMap<Integer, CompletableFuture<PeerBlock>> peerAhead = new ConcurrentHashMap<>();
 
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private long lastReadEnd;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private int windowBlocks;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private int readAheadEnd;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private int windowGrownAt;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private int peerAheadEnd;
 
   ReadSession(ObjectVersion version, Source source, StreamStats stats, int blockSize) {
