@@ -16,7 +16,6 @@ import io.rubix.spi.metadata.CachedFile;
 import io.rubix.spi.metadata.DataFileLayout;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,13 +28,11 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,10 +66,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final int blockSize;
   private final DataFileLayout layout;
   private final LongSupplier nanoClock;
-  private final List<Consumer<Path>> evictionListeners = new CopyOnWriteArrayList<>();
   private final MetadataJournal journal;
-  /** CRC32C of a whole block of zeros: what a block nobody wrote reads as. */
-  private final int zeroBlockCrc;
+  private final ObjectFiles files;
   private final long maxObjects;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -149,15 +144,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       throw new IllegalArgumentException("blockSize must be positive: " + blockSize);
     }
     this.blockSize = blockSize;
-    CRC32C zeros = new CRC32C();
-    zeros.update(new byte[blockSize]);
-    this.zeroBlockCrc = (int) zeros.getValue();
     this.layout = new DataFileLayout(roots);
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
     this.space = new SpaceLedger(roots, capacities, nanoClock);
     this.leases = new LeaseTable(leaseTimeout.toNanos());
     this.waiters = new SettleWaiters(nanoClock, this::recheckWaiters);
     this.journal = requireNonNull(journal, "journal is null");
+    this.files = new ObjectFiles(journal, blockSize);
     recover();
   }
 
@@ -170,7 +163,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     MetadataJournal.Recovery recovery;
     try {
       recovery = journal.recover(layout.roots(), blockSize);
-      recovery = new MetadataJournal.Recovery(live(recovery.objects()), recovery.leftovers(), recovery.problems());
+      recovery = new MetadataJournal.Recovery(files.live(recovery.objects()), recovery.leftovers(), recovery.problems());
     } catch (RuntimeException e) {
       LOG.warn("Could not recover cache metadata from {}; starting empty", layout.roots(), e);
       recovery = new MetadataJournal.Recovery(List.of(), List.of(), 1);
@@ -232,29 +225,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     deleteFiles(evicted);
   }
 
-  /** The recovered entries whose data files are live (see {@link DataFiles#makeLive}); the others are deleted. */
-  private List<MetadataJournal.Recovered> live(List<MetadataJournal.Recovered> recovered) {
-    List<MetadataJournal.Recovered> live = new ArrayList<>(recovered.size());
-    for (MetadataJournal.Recovered r : recovered) {
-      try {
-        if (DataFiles.makeLive(r.dataFile(), r.version())) {
-          live.add(r);
-          continue;
-        }
-        LOG.warn("Dropping recovered cache file {} of {}: it is longer than any data file of that version", r.dataFile(), r.version());
-      } catch (IOException e) {
-        LOG.warn("Dropping recovered cache file {} of {}: it cannot be opened", r.dataFile(), r.version(), e);
-      }
-      try {
-        journal.dropped(r.dataFile());
-        DataFiles.delete(r.dataFile());
-      } catch (IOException e) {
-        LOG.warn("Could not delete cache file {}", r.dataFile(), e);
-      }
-    }
-    return live;
-  }
-
   /** Blocks recovered from the journal at startup. */
   public long recoveredBlocks() {
     lock.lock();
@@ -287,7 +257,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   /** Tells {@code listener} the data file of each dropped object before it is deleted, so this JVM's open handles to it can be closed. */
   public void addEvictionListener(Consumer<Path> listener) {
-    evictionListeners.add(requireNonNull(listener, "listener is null"));
+    files.addEvictionListener(listener);
   }
 
   @Override
@@ -377,7 +347,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         // after a crash, the grantee may still write these blocks
         CachedObject granted = grantedObject;
         int[] blocks = charged;
-        journalQuietly(() -> journal.charged(granted.dataFile, blocks), granted);
+        files.journalCharged(granted, blocks);
       }
       return range;
     } finally {
@@ -415,9 +385,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   private void createFiles(CachedObject object) throws IOException {
     try {
-      journal.created(object.version, object.dataFile);
-      // the service creates data files and deletes them: writers only open them
-      DataFiles.create(object.dataFile, object.version);
+      files.create(object);
     } catch (IOException | RuntimeException e) {
       boolean current;
       lock.lock();
@@ -516,18 +484,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       lock.unlock();
     }
     CachedObject object = lease.object;
-    boolean[] verified = new boolean[blocks.length];
-    ByteBuffer scratch = ByteBuffer.allocate(blockSize);
-    for (int i = 0; i < blocks.length; i++) {
-      // a block outside the object cannot be held by the lease: it is skipped below
-      if (blocks[i] >= 0 && blocks[i] < object.crc32c.length) {
-        verified[i] = crc32c[i] != zeroCrc(object, blocks[i])
-            && DataFiles.check(object.dataFile, object.version, blockSize, blocks[i], crc32c[i], scratch) == DataFiles.BlockCheck.INTACT;
-      }
-    }
+    // a block outside the object cannot be held by the lease: it is skipped below
+    boolean[] verified = files.verify(object, blocks, crc32c);
     // journaled before they are published in memory, outside the lock (a slow disk delays this writer only);
     // a block journaled but then not published (its lease expired meanwhile) holds verified bytes of the version
-    journalVerified(object, blocks, crc32c, verified);
+    files.journalVerified(object, blocks, crc32c, verified);
     lock.lock();
     try {
       if (leases.get(leaseId) != lease) {
@@ -565,41 +526,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
-  /** The CRC32C of a block of zeros as long as {@code block} of {@code object}. */
-  private int zeroCrc(CachedObject object, int block) {
-    int length = object.blockLength(block);
-    if (length == blockSize) {
-      return zeroBlockCrc;
-    }
-    CRC32C crc = new CRC32C();
-    crc.update(new byte[length]);
-    return (int) crc.getValue();
-  }
-
-  /** Journals the verified blocks as published and the others as charged (their bytes may be on disk). */
-  private void journalVerified(CachedObject object, int[] blocks, int[] crc32c, boolean[] verified) {
-    int count = 0;
-    int[] held = new int[blocks.length];
-    int[] crcs = new int[blocks.length];
-    for (int i = 0; i < blocks.length; i++) {
-      if (verified[i]) {
-        held[count] = blocks[i];
-        crcs[count++] = crc32c[i];
-      } else if (blocks[i] >= 0 && blocks[i] < object.crc32c.length) {
-        int block = blocks[i];
-        journalQuietly(() -> journal.charged(object.dataFile, block), object);
-      }
-    }
-    if (count == 0) {
-      return;
-    }
-    try {
-      journal.published(object.dataFile, Arrays.copyOf(held, count), Arrays.copyOf(crcs, count));
-    } catch (IOException e) {
-      LOG.warn("Could not journal {} published blocks of {}; they will not survive a restart", count, object.version, e);
-    }
-  }
-
   @Override
   public void abort(long leaseId, int[] blocks, boolean written) {
     List<CachedObject> forgotten = new ArrayList<>();
@@ -634,8 +560,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       lock.unlock();
     }
-    for (int block : charged) {
-      journalQuietly(() -> journal.charged(object.dataFile, block), object);
+    if (!charged.isEmpty()) {
+      files.journalCharged(object, charged.stream().mapToInt(Integer::intValue).toArray());
     }
     deleteFiles(forgotten);
   }
@@ -770,7 +696,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       lock.unlock();
     }
-    DataFiles.BlockCheck check = DataFiles.check(object.dataFile, version, blockSize, block, crc, ByteBuffer.allocate(blockSize));
+    DataFiles.BlockCheck check = files.check(object, block, crc);
     if (check == DataFiles.BlockCheck.INTACT) {
       LOG.debug("A reader reported block {} of {} failed, but {} holds it intact (the reader's file was dropped meanwhile)", block, version,
           object.dataFile);
@@ -797,7 +723,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       lock.unlock();
     }
     if (unpublished) {
-      journalQuietly(() -> journal.unpublished(object.dataFile, block), object);
+      files.journalUnpublished(object, block);
     }
     deleteFiles(dropped);
   }
@@ -1020,38 +946,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
-  private interface JournalWrite {
-    void run() throws IOException;
-  }
-
-  private static void journalQuietly(JournalWrite write, CachedObject object) {
-    try {
-      write.run();
-    } catch (IOException e) {
-      LOG.warn("Could not journal a change of {}", object.version, e);
-    }
-  }
-
-  /**
-   * Deletes the files of unpublished objects: journal first, so a crash here never resurrects them.
-   * The data file is truncated before it is unlinked: readers in other JVMs (BookKeeper mode) keep
-   * cache files open, and an unlinked file they hold would keep its blocks allocated, over the cap
-   * and invisible to the accounting, until they close it. A reader that still reads the truncated
-   * file finds it short of its live length, which tells it the file is gone: it re-reads the source.
-   */
+  /** Deletes the files of dropped objects (see {@link ObjectFiles#delete}), then gives back their charge. */
   private void deleteFiles(List<CachedObject> dropped) {
     for (CachedObject object : dropped) {
-      for (Consumer<Path> listener : evictionListeners) {
-        listener.accept(object.dataFile);
-      }
-      boolean gone = false;
-      try {
-        journal.dropped(object.dataFile);
-        DataFiles.delete(object.dataFile);
-        gone = true;
-      } catch (IOException e) {
-        LOG.warn("Could not delete evicted cache file {}; its {} charged bytes stay charged", object.dataFile, object.releasingBytes, e);
-      }
+      boolean gone = files.delete(object);
       lock.lock();
       try {
         space.released(object, gone);
