@@ -56,9 +56,11 @@ final class CachedBlocks {
     Path dataFile = Path.of(status.dataFile());
     for (int b = first; b < end; b++) {
       Span block = span.blocks(b, b + 1, blockSize);
+      int length = block.length();
       try {
+        // the store's read moves the slice's position: length is taken before
         store.read(dataFile, s.version, b, status.crc32c(b), block.position(), block.buffer());
-        s.stats.add(CacheCounter.HIT_BYTES, block.length());
+        s.stats.add(CacheCounter.HIT_BYTES, length);
         s.stats.add(CacheCounter.HIT_BLOCKS, 1);
         continue;
       } catch (CacheCorruptionException e) {
