@@ -46,6 +46,10 @@ import java.util.concurrent.Executor;
  * <p>Threads: any number of readers at once, each in its own thread; a read returns or throws only
  * after every chunk writing into its buffer ended ({@link ChunkFetches}). Of a {@link ReadSession} this
  * class owns {@code recentStatus}.
+ *
+ * <p>Why it is over 300 lines: it is one decision tree (status, then cached or missing, then this JVM's
+ * fetch or an acquire, then admitted or owned elsewhere, then the lease's answer per block), kept in one
+ * file so that a reader follows a read from top to bottom; everything that touches bytes is in the parts.
  */
 public final class BlockReader {
   /** Blocks a status call covers beyond the read that needs it. */

@@ -21,11 +21,6 @@ record Span(long position, ByteBuffer buffer) {
     }
   }
 
-  /** The span {@code dst.remaining()} bytes at {@code position} go to, starting at {@code dst}'s position. */
-  static Span of(long position, ByteBuffer dst) {
-    return new Span(position, dst.slice());
-  }
-
   int length() {
     return buffer.remaining();
   }
