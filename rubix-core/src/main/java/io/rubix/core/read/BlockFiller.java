@@ -15,10 +15,12 @@ import java.time.Duration;
  * this fill all want is fetched from the source once. Thread-safe.
  */
 public final class BlockFiller {
-  private final BlockReader reader;
+  private final Fills fills;
+  private final int blockSize;
 
-  BlockFiller(BlockReader reader) {
-    this.reader = requireNonNull(reader, "reader is null");
+  BlockFiller(Fills fills, int blockSize) {
+    this.fills = requireNonNull(fills, "fills is null");
+    this.blockSize = blockSize;
   }
 
   /**
@@ -30,7 +32,6 @@ public final class BlockFiller {
    *     when the source no longer has the version)
    */
   public BlockRange fill(ObjectVersion version, Source source, StreamStats stats, int first, int end, Duration wait) throws IOException {
-    ReadSession session = reader.newSession(version, source, stats);
-    return reader.fill(session, first, end, wait.toMillis());
+    return fills.fill(new ReadSession(version, source, stats, blockSize), first, end, wait.toMillis());
   }
 }

@@ -158,9 +158,7 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
 
   @Override
   public void unbuffer() {
-    session.recentStatus = null;
-    session.lastPeerBlock = null;
-    session.peerAhead.clear();
+    reader.unbuffer(session);
   }
 
   @Override

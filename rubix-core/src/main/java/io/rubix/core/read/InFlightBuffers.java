@@ -10,6 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * takes its bytes from the fetch's buffer as soon as the source read completes, instead of waiting
  * for the cache write and commit and then reading the bytes back from the cache file. Entries live
  * from just before the fetch is queued until its blocks are committed (or the fetch fails).
+ *
+ * <p>Ownership: one per {@link SourceFetches}, which alone creates the {@link GrantedRun}s that register
+ * and finish entries (once each); everyone else only looks entries up. Thread-safe.
  */
 final class InFlightBuffers {
   private record Key(ObjectVersion version, int block) {}

@@ -19,6 +19,9 @@ import java.util.concurrent.TimeoutException;
  * another thread is already receiving from its owner waits for that transfer instead of asking the
  * owner again; a block's entry lives from the claim until its transfer ends. A future completes with
  * the block, or with null when no peer served it (the reader then reads the source).
+ *
+ * <p>Ownership: one per {@link PeerBlocks}, its only user. Thread-safe: readers' threads and read-ahead
+ * tasks claim, transfer and wait at once; it calls only the {@link PeerReader}.
  */
 final class PeerTransfers {
   private record Key(ObjectVersion version, int block) {}

@@ -10,17 +10,31 @@ import io.rubix.spi.metadata.BlockRange;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Per-stream state of the read path: what is read, from where, the last block status seen, read-ahead progress. */
+/**
+ * Per-stream state of the read path: what is read, from where, the last block status seen, read-ahead progress.
+ *
+ * <p>Ownership, field by field (a field is written only by its owner; anyone in the package may read it):
+ * <ul>
+ *   <li>{@code version}, {@code source}, {@code stats}, {@code blockCount}: final, set here;
+ *   <li>{@code recentStatus}: {@link BlockReader} (the planner sets it, clears it when a cached block fails,
+ *       and on {@code unbuffer});
+ *   <li>{@code lastPeerBlock}: {@link PeerBlocks};
+ *   <li>{@code peerAhead}: {@link PeerBlocks} adds entries and clears them on {@code unbuffer}; this class's
+ *       window bookkeeping ({@link #noteRead}, {@link #notePeerRead}) drops them when the stream jumps or passes them;
+ *   <li>the read-ahead windows (the private fields): this class, under its lock.
+ * </ul>
+ * Positioned reads of one stream may run in parallel: the shared fields are volatile or concurrent.
+ */
 final class ReadSession {
   final ObjectVersion version;
   final Source source;
   final StreamStats stats;
   final int blockCount;
-  /** The last status answer, reused while it says the blocks a read needs are cached. */
+  /** The last status answer, reused while it says the blocks a read needs are cached. Owner: {@link BlockReader}. */
   volatile BlockRange recentStatus;
-  /** The last block received from a peer (verified), so small reads inside it need no second transfer. */
+  /** The last block received from a peer (verified), so small reads inside it need no second transfer. Owner: {@link PeerBlocks}. */
   volatile PeerBlock lastPeerBlock;
-  /** Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index. */
+  /** Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index. Owner: {@link PeerBlocks}. */
   final ConcurrentHashMap<Integer, CompletableFuture<PeerBlock>> peerAhead = new ConcurrentHashMap<>();
 
   @GuardedBy("this")

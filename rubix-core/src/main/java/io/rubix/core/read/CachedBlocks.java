@@ -1,0 +1,98 @@
+package io.rubix.core.read;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.stats.CacheCounter;
+import io.rubix.core.store.BlockStore;
+import io.rubix.core.store.CacheCorruptionException;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.CacheMetadataService;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Bytes from blocks the metadata service says are cached: positioned reads from their data file,
+ * each checked against the block's CRC32C by the {@link BlockStore}.
+ *
+ * <p>Design: stateless beyond its collaborators; runs in the reader's thread (or a chunk's), any number
+ * at once. It may call the store, the metadata service (to report a bad block) and the
+ * {@link FailurePolicy}; it never reads the source nor fetches: a block it cannot serve is returned
+ * as {@link Unserved}, and the caller (the {@link BlockReader}) decides how to read it instead.
+ */
+final class CachedBlocks {
+  private static final Logger LOG = LoggerFactory.getLogger(CachedBlocks.class);
+
+  /** Blocks {@code [first, end)} a read of cached blocks did not serve: the caller reads them another way, then the rest of the run. */
+  record Unserved(int first, int end) {}
+
+  private final int blockSize;
+  private final BlockStore store;
+  private final CacheMetadataService service;
+  private final FailurePolicy failures;
+
+  CachedBlocks(int blockSize, BlockStore store, CacheMetadataService service, FailurePolicy failures) {
+    this.blockSize = blockSize;
+    this.store = requireNonNull(store, "store is null");
+    this.service = requireNonNull(service, "service is null");
+    this.failures = requireNonNull(failures, "failures is null");
+  }
+
+  /**
+   * Reads {@code span}, the bytes of blocks {@code [first, end)} that {@code status} says are cached,
+   * block by block, and stops at the first block it cannot serve.
+   *
+   * @return null when every block was served; else the blocks to read another way: the failed block
+   *     when it was corrupt or unreadable (reported to the service), or every block from it on when its
+   *     data file is gone (dropped after the status was read: the rest of the run was in that file too)
+   * @throws IOException when a cache read fails in strict mode ({@link FailurePolicy}), or the reader
+   *     was interrupted
+   */
+  Unserved read(ReadSession s, BlockRange status, int first, int end, Span span) throws IOException {
+    Path dataFile = Path.of(status.dataFile());
+    for (int b = first; b < end; b++) {
+      Span block = span.blocks(b, b + 1, blockSize);
+      int length = block.length();
+      try {
+        // the store's read moves the slice's position: length is taken before
+        store.read(dataFile, s.version, b, status.crc32c(b), block.position(), block.buffer());
+        s.stats.add(CacheCounter.HIT_BYTES, length);
+        s.stats.add(CacheCounter.HIT_BLOCKS, 1);
+        continue;
+      } catch (CacheCorruptionException e) {
+        s.stats.add(CacheCounter.CHECKSUM_FAILURES, 1);
+        s.stats.add(CacheCounter.FALLBACK_CHECKSUM, 1);
+        LOG.warn("{}; re-reading it from the source", e.getMessage());
+        // the service re-checks the block before it drops it; strict mode does not fail the read, which the source answers
+        reportCorrupt(s.version, b);
+      } catch (InterruptedIOException e) {
+        throw e;
+      } catch (NoSuchFileException e) {
+        // dropped (evicted, invalidated) after its status was read: an expected race, not corruption and not a
+        // cache failure, so strict mode does not fail on it; the service checks whether its current file is gone too
+        s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
+        LOG.debug("Cache file {} of {} is gone (evicted); reading blocks [{}, {}) again", dataFile, s.version.path(), b, end);
+        reportCorrupt(s.version, b);
+        return new Unserved(b, end);
+      } catch (IOException e) {
+        s.stats.add(CacheCounter.FALLBACK_CACHE_READ, 1);
+        LOG.warn("Reading block {} of {} from cache file {} failed; reading the source", b, s.version.path(), dataFile, e);
+        failures.handle(e, e.getMessage());
+      }
+      return new Unserved(b, b + 1);
+    }
+    return null;
+  }
+
+  private void reportCorrupt(ObjectVersion version, int block) {
+    try {
+      service.reportCorrupt(version, block);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not report corrupt block {} of {}", block, version, e);
+    }
+  }
+}

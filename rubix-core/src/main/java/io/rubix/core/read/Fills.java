@@ -1,0 +1,148 @@
+package io.rubix.core.read;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.stats.CacheCounter;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.metadata.CacheMetadataService;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Blocks fetched into the cache for nobody's read: read-ahead for a sequential stream (started after
+ * its read, in the background, best effort: a failure is logged and forgotten) and fills for
+ * {@link BlockFiller} (in the caller's thread, chunks in parallel, failures thrown).
+ *
+ * <p>Design: acquires the blocks from the metadata service and hands the granted runs to
+ * {@link SourceFetches}, which fetches, writes and commits them and ends each run. Called from readers'
+ * threads (read-ahead) and from the filler's callers; runs chunks on the fetch executor. It may call the
+ * metadata service, {@link SourceFetches} and the admission; never the other read classes.
+ */
+final class Fills {
+  private static final Logger LOG = LoggerFactory.getLogger(Fills.class);
+
+  private final CacheMetadataService service;
+  private final SourceFetches fetches;
+  private final Admission admission;
+  private final Executor fetchExecutor;
+
+  Fills(CacheMetadataService service, SourceFetches fetches, Admission admission, Executor fetchExecutor) {
+    this.service = requireNonNull(service, "service is null");
+    this.fetches = requireNonNull(fetches, "fetches is null");
+    this.admission = requireNonNull(admission, "admission is null");
+    this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
+  }
+
+  /**
+   * Starts reading ahead blocks {@code [first, end)}: the ones this node admits (the others would be
+   * fetched into a cache that does not keep them), one task per chunk; returns without waiting.
+   */
+  void readAhead(ReadSession s, int first, int end) {
+    int b = first;
+    while (b < end) {
+      boolean admitted = admission.admits(s, b);
+      int runEnd = b + 1;
+      while (runEnd < end && admission.admits(s, runEnd) == admitted) {
+        runEnd++;
+      }
+      if (admitted) {
+        readAheadAdmitted(s, b, runEnd);
+      }
+      b = runEnd;
+    }
+  }
+
+  private void readAheadAdmitted(ReadSession s, int first, int end) {
+    BlockRange lease;
+    try {
+      lease = service.acquire(s.version, first, end);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Read-ahead of {} blocks [{}, {}) skipped", s.version.path(), first, end, e);
+      return;
+    }
+    // nobody waits for read-ahead: each chunk task ends its run, a refused one is given back when granted closes
+    try (GrantedRuns granted = fetches.grant(lease, first, end)) {
+      for (GrantedRun run : granted.in(first, end)) {
+        s.stats.add(CacheCounter.READAHEAD_BLOCKS, run.end() - run.first());
+        try {
+          fetchExecutor.execute(() -> {
+            try {
+              fetches.fetchAndCache(s, run);
+            } catch (IOException | RuntimeException e) {
+              LOG.debug("Read-ahead of {} blocks [{}, {}) failed", s.version.path(), run.first(), run.end(), e);
+            }
+          });
+          granted.take(run);
+        } catch (RejectedExecutionException e) {
+          LOG.debug("Read-ahead of {} blocks [{}, {}) refused", s.version.path(), run.first(), run.end(), e);
+        }
+      }
+    }
+  }
+
+  /**
+   * Makes blocks {@code [first, end)} cached without reading them for anyone: fetches the missing
+   * blocks nobody is fetching from the source (one read per chunk, chunks in parallel), writes and
+   * commits them, and waits up to {@code waitMillis} for blocks another reader (of any JVM using
+   * the service) is fetching. Returns the blocks' state afterwards.
+   *
+   * @throws IOException when the metadata service or the source fails (a {@link StaleVersionException}
+   *     when the source no longer has the version)
+   */
+  BlockRange fill(ReadSession s, int first, int end, long waitMillis) throws IOException {
+    BlockRange lease = service.acquire(s.version, first, end);
+    boolean othersFetching = false;
+    for (int b = first; b < end; b++) {
+      othersFetching |= lease.state(b) == BlockState.IN_FLIGHT;
+    }
+    try (GrantedRuns granted = fetches.grant(lease, first, end); ChunkFetches chunks = new ChunkFetches(fetchExecutor)) {
+      try {
+        List<GrantedRun> runs = granted.in(first, end);
+        for (int i = 1; i < runs.size(); i++) {
+          GrantedRun run = granted.take(runs.get(i));
+          if (!chunks.submit(run, r -> fetches.fetchAndCache(s, r))) {
+            run.close();
+          }
+        }
+        if (!runs.isEmpty()) {
+          fetches.fetchAndCache(s, granted.take(runs.get(0)));
+        }
+      } catch (IOException | RuntimeException | Error e) {
+        chunks.cancel();
+        throw e;
+      }
+    } catch (IOException e) {
+      throw staleFirst(e);
+    } catch (RuntimeException e) {
+      throw new IOException("Filling blocks [" + first + ", " + end + ") of " + s.version.path() + " failed", e);
+    }
+    if (othersFetching) {
+      try {
+        service.awaitInFlight(s.version, first, end, waitMillis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("Interrupted waiting for blocks [" + first + ", " + end + ") of " + s.version.path());
+      }
+    }
+    return service.status(s.version, first, end);
+  }
+
+  /** {@code e}, or the {@link StaleVersionException} among its suppressed failures: the one that tells a peer the version is gone. */
+  private static IOException staleFirst(IOException e) {
+    if (e instanceof StaleVersionException) {
+      return e;
+    }
+    for (Throwable suppressed : e.getSuppressed()) {
+      if (suppressed instanceof StaleVersionException stale) {
+        return stale;
+      }
+    }
+    return e;
+  }
+}

@@ -1,0 +1,171 @@
+package io.rubix.core.read;
+
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.peer.PeerReader;
+import io.rubix.core.peer.PeerReader.PeerBlock;
+import io.rubix.core.stats.CacheCounter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Bytes of blocks this node does not cache, from the nodes that own them: blocks this stream read
+ * ahead or another thread of this JVM is receiving are taken from that transfer, the others asked for
+ * one chunk at a time; blocks no owner serves are read from the source ({@link SourceReads}).
+ *
+ * <p>Ownership: owns this JVM's {@link PeerTransfers} and, of a {@link ReadSession}, {@code lastPeerBlock}
+ * and the entries it adds to {@code peerAhead} (the session's window bookkeeping drops passed ones).
+ *
+ * <p>Threads: reads run in the reader's thread; read-ahead transfers on the fetch executor. It may call
+ * the {@link PeerReader} (through {@link PeerTransfers}), the admission and {@link SourceReads}; never the
+ * other read classes. Exists only when peer reads are on.
+ */
+final class PeerBlocks {
+  private final int blockSize;
+  private final int chunkBlocks;
+  private final int readAheadBlocks;
+  private final Admission admission;
+  private final Executor fetchExecutor;
+  private final PeerTransfers transfers;
+
+  PeerBlocks(PeerReader peers, int blockSize, int chunkBlocks, Admission admission, Executor fetchExecutor) {
+    this.transfers = new PeerTransfers(peers);
+    this.blockSize = blockSize;
+    this.chunkBlocks = chunkBlocks;
+    this.readAheadBlocks = (int) Math.min(Integer.MAX_VALUE, peers.readAheadBytes() / blockSize);
+    this.admission = requireNonNull(admission, "admission is null");
+    this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
+  }
+
+  /**
+   * Reads {@code span}, the bytes of blocks {@code [first, end)} this node does not cache, from their
+   * owners, and what no owner serves from the source (one request per gap).
+   */
+  void read(ReadSession s, int first, int end, Span span) throws IOException {
+    long position = span.position();
+    long limit = span.end();
+    long sourceFrom = -1;
+    long peerBytes = 0;
+    long sourceBytes = 0;
+    int b = first;
+    while (b < end) {
+      List<PeerBlock> received = new ArrayList<>();
+      CompletableFuture<PeerBlock> known = s.peerBlock(b);
+      boolean coalesced = false;
+      if (known == null) {
+        known = transfers.inFlight(s.version, b);
+        coalesced = known != null;
+      }
+      int next;
+      if (known != null) {
+        PeerBlock block = transfers.await(known, s.version, b);
+        received.add(block);
+        if (coalesced && block != null) {
+          s.stats.add(CacheCounter.PEER_COALESCED_BLOCKS, 1);
+        }
+        next = b + 1;
+      } else {
+        List<CompletableFuture<PeerBlock>> claimed = transfers.claim(s.version, b, Math.min(end, b + chunkBlocks));
+        if (claimed.isEmpty()) {
+          // another thread claimed block b just now: wait for its transfer
+          continue;
+        }
+        if (transfers.transfer(s.version, blockSize, b, claimed)) {
+          s.stats.add(CacheCounter.FALLBACK_PEER, 1);
+        }
+        for (CompletableFuture<PeerBlock> future : claimed) {
+          received.add(future.getNow(null));
+        }
+        next = b + claimed.size();
+      }
+      for (int i = 0; i < received.size(); i++) {
+        PeerBlock block = received.get(i);
+        long blockStart = (long) (b + i) * blockSize;
+        long from = Math.max(position, blockStart);
+        long to = Math.min(limit, blockStart + blockSize);
+        if (block == null) {
+          if (sourceFrom < 0) {
+            sourceFrom = from;
+          }
+          continue;
+        }
+        if (sourceFrom >= 0) {
+          SourceReads.read(s, span.range(sourceFrom, from));
+          sourceBytes += from - sourceFrom;
+          sourceFrom = -1;
+        }
+        span.range(from, to).put(block.bytes(), block.offset() + (int) (from - blockStart));
+        peerBytes += to - from;
+        s.lastPeerBlock = block;
+      }
+      b = next;
+    }
+    if (sourceFrom >= 0) {
+      SourceReads.read(s, span.range(sourceFrom, limit));
+      sourceBytes += limit - sourceFrom;
+    }
+    s.stats.add(CacheCounter.PEER_BYTES, peerBytes);
+    s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, sourceBytes);
+  }
+
+  /**
+   * After a read of blocks {@code [firstBlock, lastBlock]}: asks the session's window whether to read
+   * ahead blocks owned elsewhere and, if so, starts receiving them.
+   */
+  void readAhead(ReadSession s, int firstBlock, int lastBlock) {
+    int[] ahead = s.notePeerRead(firstBlock, lastBlock, readAheadBlocks, chunkBlocks);
+    if (ahead != null) {
+      startReadAhead(s, ahead[0], ahead[1]);
+    }
+  }
+
+  /** Starts fetching the blocks of {@code [first, end)} this node does not admit from their owners, one chunk per task, kept by the stream until read. */
+  private void startReadAhead(ReadSession s, int first, int end) {
+    int b = first;
+    while (b < end) {
+      if (admission.admits(s, b) || s.peerAhead.containsKey(b)) {
+        b++;
+        continue;
+      }
+      CompletableFuture<PeerBlock> other = transfers.inFlight(s.version, b);
+      if (other != null) {
+        s.peerAhead.put(b, other);
+        b++;
+        continue;
+      }
+      int runEnd = b + 1;
+      while (runEnd < end && runEnd - b < chunkBlocks && !admission.admits(s, runEnd) && !s.peerAhead.containsKey(runEnd)) {
+        runEnd++;
+      }
+      List<CompletableFuture<PeerBlock>> claimed = transfers.claim(s.version, b, runEnd);
+      if (claimed.isEmpty()) {
+        continue;
+      }
+      for (int i = 0; i < claimed.size(); i++) {
+        s.peerAhead.put(b + i, claimed.get(i));
+      }
+      int start = b;
+      s.stats.add(CacheCounter.PEER_READAHEAD_BLOCKS, claimed.size());
+      try {
+        fetchExecutor.execute(() -> {
+          if (transfers.transfer(s.version, blockSize, start, claimed)) {
+            s.stats.add(CacheCounter.FALLBACK_PEER, 1);
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        transfers.abandon(s.version, start, claimed);
+      }
+      b += claimed.size();
+    }
+  }
+
+  /** Forgets what the session received or is receiving from owners (a stream's {@code unbuffer}). */
+  void forget(ReadSession s) {
+    s.lastPeerBlock = null;
+    s.peerAhead.clear();
+  }
+}

@@ -1,0 +1,90 @@
+package io.rubix.core.read;
+
+import static io.rubix.core.read.ReadFixture.BLOCK;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rubix.core.stats.CacheCounter;
+import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.metadata.BlockRange;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.concurrent.Executor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The planner over the real service and store: which source of bytes each block of a read comes from. */
+class BlockReaderTest {
+  /** 6 blocks, the last one short. */
+  private static final long LENGTH = 5L * BLOCK + 700;
+  private static final Executor DIRECT = Runnable::run;
+
+  @TempDir
+  Path root;
+
+  private static BlockReader reader(ReadFixture fixture) {
+    return new BlockReader(ReadFixture.config(fixture.root, false, 2), fixture.service, fixture.store, DIRECT, DIRECT);
+  }
+
+  private static byte[] read(BlockReader reader, ReadSession s, long from, long to) throws IOException {
+    ByteBuffer dst = ByteBuffer.allocate((int) (to - from));
+    assertThat(reader.read(s, from, dst)).isEqualTo((int) (to - from));
+    assertThat(dst.hasRemaining()).isFalse();
+    return dst.array();
+  }
+
+  @Test
+  void aColdReadFetchesAndCachesAndTheWarmReadMakesNoSourceRequest() throws IOException {
+    try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
+      BlockReader reader = reader(fixture);
+      ReadSession s = fixture.session();
+
+      assertThat(read(reader, s, 10, LENGTH)).isEqualTo(fixture.bytes(10, LENGTH));
+      // one source request per chunk of 2 blocks
+      assertThat(fixture.sourceRequests).hasValue(3);
+      assertThat(fixture.count(CacheCounter.MISS_BYTES)).isEqualTo(LENGTH - 10);
+      assertThat(fixture.service.status(fixture.version, 0, 6).allCached(0, 6)).isTrue();
+
+      ReadSession warm = fixture.session();
+      assertThat(read(reader, warm, 0, LENGTH)).isEqualTo(fixture.data);
+      assertThat(fixture.sourceRequests).hasValue(3);
+      assertThat(fixture.count(CacheCounter.HIT_BYTES)).isEqualTo(LENGTH);
+      assertThat(fixture.count(CacheCounter.HIT_BLOCKS)).isEqualTo(6);
+      // past the end
+      assertThat(reader.read(warm, LENGTH, ByteBuffer.allocate(1))).isEqualTo(-1);
+    }
+  }
+
+  @Test
+  void aCorruptBlockIsFetchedAgainAndCachedAgain() throws IOException {
+    try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
+      BlockReader reader = reader(fixture);
+      read(reader, fixture.session(), 0, LENGTH);
+      BlockRange status = fixture.service.status(fixture.version, 0, 6);
+      try (FileChannel file = fixture.openDataFile(Path.of(status.dataFile()))) {
+        file.write(ByteBuffer.wrap(new byte[] {(byte) ~fixture.data[2 * BLOCK]}), 2L * BLOCK);
+      }
+      int before = fixture.sourceRequests.get();
+
+      assertThat(read(reader, fixture.session(), 0, LENGTH)).isEqualTo(fixture.data);
+      assertThat(fixture.count(CacheCounter.CHECKSUM_FAILURES)).isEqualTo(1);
+      // only the bad block came from the source, through the fetch path: it is cached again
+      assertThat(fixture.sourceRequests.get() - before).isEqualTo(1);
+      assertThat(fixture.count(CacheCounter.MISS_BYTES)).isEqualTo(LENGTH + BLOCK);
+      assertThat(fixture.service.status(fixture.version, 0, 6).allCached(0, 6)).isTrue();
+    }
+  }
+
+  @Test
+  void blocksTheCacheHasNoRoomForAreReadFromTheSourceAndCounted() throws IOException {
+    // a disk too small for any block of this object
+    try (ReadFixture fixture = new ReadFixture(root, LENGTH, ChannelOpener.DEFAULT, BLOCK / 2)) {
+      BlockReader reader = reader(fixture);
+      assertThat(read(reader, fixture.session(), 100, LENGTH - 100)).isEqualTo(fixture.bytes(100, LENGTH - 100));
+      assertThat(fixture.count(CacheCounter.FALLBACK_NO_SPACE)).isEqualTo(6);
+      assertThat(fixture.count(CacheCounter.SOURCE_REQUESTS)).isEqualTo(1);
+      assertThat(fixture.count(CacheCounter.MISS_BYTES)).isZero();
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package io.rubix.core.read;
+
+import static io.rubix.core.read.ReadFixture.BLOCK;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GrantedRunTest {
+  @TempDir
+  Path root;
+
+  private ReadFixture fixture;
+  private final InFlightBuffers inFlight = new InFlightBuffers();
+
+  @BeforeEach
+  void setUp() {
+    // 3 whole blocks and a short last one
+    fixture = new ReadFixture(root, 3L * BLOCK + 100);
+  }
+
+  @AfterEach
+  void tearDown() {
+    fixture.close();
+  }
+
+  private GrantedRun grant(int first, int end) throws IOException {
+    BlockRange lease = fixture.service.acquire(fixture.version, first, end);
+    for (int b = first; b < end; b++) {
+      assertThat(lease.state(b)).isEqualTo(BlockState.GRANTED);
+    }
+    return new GrantedRun(fixture.service, inFlight, fixture.version, lease.leaseId(), Path.of(lease.dataFile()), first, end);
+  }
+
+  private int write(GrantedRun run, int block) throws IOException {
+    int length = fixture.version.blockLength(block, BLOCK);
+    return fixture.store.write(run.dataFile(), fixture.version, block, ByteBuffer.wrap(fixture.data, block * BLOCK, length));
+  }
+
+  private BlockState state(int block) throws IOException {
+    return fixture.service.status(fixture.version, block, block + 1).state(block);
+  }
+
+  @Test
+  void publishHandsEachBlockItsOwnBytesAndSettleCommitsTheWrittenOnesAndGivesBackTheRest() throws Exception {
+    GrantedRun run = grant(1, 4);
+    CompletableFuture<ByteBuffer> block1 = inFlight.get(fixture.version, 1);
+    CompletableFuture<ByteBuffer> block3 = inFlight.get(fixture.version, 3);
+    assertThat(block1).isNotNull().isNotDone();
+
+    run.publish(fixture.bytes(BLOCK, fixture.data.length), BLOCK);
+    ByteBuffer one = block1.get();
+    assertThat(one.remaining()).isEqualTo(BLOCK);
+    byte[] copy = new byte[one.remaining()];
+    one.get(copy);
+    assertThat(copy).isEqualTo(fixture.bytes(BLOCK, 2L * BLOCK));
+    // the short last block is just its bytes
+    assertThat(block3.get().remaining()).isEqualTo(100);
+
+    run.writing();
+    int[] crcs = {write(run, 1), write(run, 2), 0};
+    run.settle(2, crcs, false);
+    assertThat(inFlight.get(fixture.version, 1)).isNull();
+    assertThat(inFlight.get(fixture.version, 3)).isNull();
+    assertThat(state(1)).isEqualTo(BlockState.CACHED);
+    assertThat(state(2)).isEqualTo(BlockState.CACHED);
+    // block 3 was given back: the next reader is granted it
+    assertThat(state(3)).isEqualTo(BlockState.MISSING);
+    assertThat(fixture.service.acquire(fixture.version, 3, 4).state(3)).isEqualTo(BlockState.GRANTED);
+    // settled once only; a close afterwards changes nothing
+    assertThatThrownBy(() -> run.settle(0, new int[0], false)).isInstanceOf(IllegalStateException.class);
+    run.close();
+    assertThat(state(1)).isEqualTo(BlockState.CACHED);
+  }
+
+  @Test
+  void closeGivesEveryBlockBackAndFailsTheReadersWaitingForThem() throws Exception {
+    GrantedRun run = grant(0, 2);
+    CompletableFuture<ByteBuffer> waiting = inFlight.get(fixture.version, 0);
+    assertThat(state(0)).isEqualTo(BlockState.IN_FLIGHT);
+
+    run.close();
+    assertThat(inFlight.get(fixture.version, 0)).isNull();
+    assertThatThrownBy(waiting::get).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(IOException.class);
+    assertThat(state(0)).isEqualTo(BlockState.MISSING);
+    assertThat(state(1)).isEqualTo(BlockState.MISSING);
+    // closed twice: once only
+    run.close();
+    assertThatThrownBy(() -> run.settle(0, new int[0], false)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void anEmptyRunIsRefusedAndRegistersNothing() {
+    assertThatThrownBy(() -> new GrantedRun(fixture.service, inFlight, fixture.version, 1, root.resolve("f"), 2, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("[2, 2)")
+        .hasMessageContaining(fixture.version.path());
+    assertThat(inFlight.get(fixture.version, 2)).isNull();
+  }
+}
