@@ -37,7 +37,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cache metadata service in the reader's own JVM (embedded mode).
+ * The cache metadata service in the reader's own JVM (embedded mode), and the daemon's.
+ *
+ * <p>A façade: it holds the one lock and makes the decisions, and its parts do the rest without
+ * locking of their own: {@link LeaseTable} (grants), {@link SpaceLedger} (charges against each cap,
+ * LRU, bytes released only once gone, {@link FencedWrites}), {@link SettleWaiters} (waits without
+ * threads) and {@link ObjectFiles} (journal and data files, only ever called without the lock). It
+ * is longer than the ~300 lines a class should be because it implements the two service interfaces
+ * (about twenty operations), each of which takes the lock, decides, releases it, and then does its
+ * I/O through {@link ObjectFiles}; splitting an operation's halves across classes would hide which
+ * state each half sees.
  *
  * <p>Design: one lock guards all metadata; every call holds it for a few map and bit-set operations
  * and never for file I/O. Journal appends, the creation of an object's files (the object is
@@ -48,8 +57,9 @@ import org.slf4j.LoggerFactory;
  * Waits for in-flight blocks hold no thread ({@link #whenSettled}) in the daemon.
  * Space is charged when a block is granted, before any byte is written, and given back only after
  * the dropped object's files are truncated (until then it is "releasing", still charged, so no
- * grant is made in space whose old bytes are still on disk), so a disk's cap is never exceeded: granting evicts least-recently-used objects that no lease is fetching into, and denies
- * the block when that is not enough. A block stays charged while bytes may be on disk (granted,
+ * grant is made in space whose old bytes are still on disk), so a disk's cap is never exceeded:
+ * granting evicts least-recently-used objects that no lease is fetching into, and denies the block
+ * when that is not enough. A block stays charged while bytes may be on disk (granted,
  * aborted after a write, published, or dropped as corrupt) until its object is evicted; a grant is
  * journaled as a charge before it is answered, so a restarted service still charges the blocks that
  * the grantees of a crashed one wrote, or are still writing (an abort without a write then stays
