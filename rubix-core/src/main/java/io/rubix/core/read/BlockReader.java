@@ -174,10 +174,8 @@ public final class BlockReader {
     int b = first;
     while (b < end) {
       boolean cachedRun = status.state(b) == BlockState.CACHED;
-      int runEnd = b + 1;
-      while (runEnd < end && (status.state(runEnd) == BlockState.CACHED) == cachedRun) {
-        runEnd++;
-      }
+      BlockRange known = status;
+      int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
       Span run = target.blocks(b, runEnd, blockSize);
       if (cachedRun) {
         readCached(s, status, b, runEnd, run, true);
@@ -245,10 +243,7 @@ public final class BlockReader {
         b++;
         continue;
       }
-      int runEnd = b + 1;
-      while (runEnd < end && fetches.fetching(s, runEnd) == null) {
-        runEnd++;
-      }
+      int runEnd = BlockRuns.end(b, end, x -> fetches.fetching(s, x) == null ? 1 : 0);
       acquireAndRead(s, b, runEnd, span.blocks(b, runEnd, blockSize));
       b = runEnd;
     }
@@ -263,10 +258,7 @@ public final class BlockReader {
     int b = first;
     while (b < end) {
       boolean admitted = admission.admits(s, b);
-      int runEnd = b + 1;
-      while (runEnd < end && admission.admits(s, runEnd) == admitted) {
-        runEnd++;
-      }
+      int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
       Span run = span.blocks(b, runEnd, blockSize);
       if (admitted) {
         acquireAdmittedAndRead(s, b, runEnd, run);
@@ -296,10 +288,7 @@ public final class BlockReader {
         int b = first;
         while (b < end) {
           BlockState state = lease.state(b);
-          int runEnd = b + 1;
-          while (runEnd < end && lease.state(runEnd) == state) {
-            runEnd++;
-          }
+          int runEnd = BlockRuns.end(b, end, x -> lease.state(x).code());
           Span run = span.blocks(b, runEnd, blockSize);
           switch (state) {
             case GRANTED -> fetches.fetchForRead(s, granted, granted.in(b, runEnd), chunks, run);

@@ -47,10 +47,7 @@ final class Fills {
     int b = first;
     while (b < end) {
       boolean admitted = admission.admits(s, b);
-      int runEnd = b + 1;
-      while (runEnd < end && admission.admits(s, runEnd) == admitted) {
-        runEnd++;
-      }
+      int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
       if (admitted) {
         readAheadAdmitted(s, b, runEnd);
       }

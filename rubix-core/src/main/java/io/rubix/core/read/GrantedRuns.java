@@ -31,10 +31,7 @@ final class GrantedRuns implements AutoCloseable {
           b++;
           continue;
         }
-        int runEnd = b + 1;
-        while (runEnd < end && runEnd - b < chunkBlocks && lease.state(runEnd) == BlockState.GRANTED) {
-          runEnd++;
-        }
+        int runEnd = BlockRuns.end(b, end, chunkBlocks, x -> lease.state(x) == BlockState.GRANTED ? 1 : 0);
         untaken.put(b, new GrantedRun(service, inFlight, lease.version(), lease.leaseId(), dataFile, b, runEnd));
         b = runEnd;
       }

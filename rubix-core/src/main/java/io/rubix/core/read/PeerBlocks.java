@@ -137,10 +137,7 @@ final class PeerBlocks {
         b++;
         continue;
       }
-      int runEnd = b + 1;
-      while (runEnd < end && runEnd - b < chunkBlocks && !admission.admits(s, runEnd) && !s.peerAhead.containsKey(runEnd)) {
-        runEnd++;
-      }
+      int runEnd = BlockRuns.end(b, end, chunkBlocks, x -> admission.admits(s, x) || s.peerAhead.containsKey(x) ? 0 : 1);
       List<CompletableFuture<PeerBlock>> claimed = transfers.claim(s.version, b, runEnd);
       if (claimed.isEmpty()) {
         continue;
