@@ -139,7 +139,7 @@ public final class BlockReader {
     int n = (int) Math.min(dst.remaining(), length - position);
     int[] readAhead = s.noteRead(position, n, blockSize, readAheadMaxBlocks, chunkBlocks);
     if (readAhead != null) {
-      fills.readAhead(s, readAhead[0], readAhead[1]);
+      readAhead(s, block(position), block(position + n - 1) + 1, readAhead[0], readAhead[1]);
     }
     if (peers != null && !admission.all()) {
       peers.readAhead(s, block(position), block(position + n - 1));
@@ -154,6 +154,43 @@ public final class BlockReader {
     }
     dst.position(dst.position() + n);
     return n;
+  }
+
+  /**
+   * Reads ahead blocks {@code [first, end)} after a read of blocks {@code [readFirst, readEnd)}, all but the
+   * ones the recent status says are cached: a warm sequential stream then makes no {@code acquire} round
+   * trip for its read-ahead. When that status says the read's own blocks are cached but does not reach
+   * the end of the read-ahead, it is renewed from the read's first block (the read then uses the new one), so
+   * a warm stream asks once per {@link #STATUS_WINDOW} blocks or so and nothing more. A cached block that
+   * the status wrongly still names (evicted since) is only not read ahead: the read that reaches it
+   * finds it gone and fetches it.
+   */
+  private void readAhead(ReadSession s, int readFirst, int readEnd, int first, int end) {
+    BlockRange status = s.recentStatus;
+    boolean warm = status != null && status.covers(readFirst, readEnd) && status.allCached(readFirst, readEnd);
+    if (warm && !status.covers(readFirst, end) && end - readFirst <= CacheMetadataService.MAX_BLOCKS_PER_CALL) {
+      try {
+        status = service.status(s.version, readFirst, Math.max(end, Math.min(s.blockCount, readFirst + STATUS_WINDOW)));
+        s.recentStatus = status;
+      } catch (IOException | RuntimeException e) {
+        // best effort like the read-ahead itself: the read asks again and handles the failure
+        status = null;
+      }
+    }
+    if (status == null || !status.covers(first, end)) {
+      fills.readAhead(s, first, end);
+      return;
+    }
+    BlockRange known = status;
+    int b = first;
+    while (b < end) {
+      boolean cachedRun = known.state(b) == BlockState.CACHED;
+      int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
+      if (!cachedRun) {
+        fills.readAhead(s, b, runEnd);
+      }
+      b = runEnd;
+    }
   }
 
   private void readRange(ReadSession s, Span target) throws IOException {

@@ -3,14 +3,17 @@ package io.rubix.core.read;
 import static io.rubix.core.read.ReadFixture.BLOCK;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rubix.core.config.CacheConfig;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.metadata.BlockRange;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.concurrent.Executor;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -85,6 +88,33 @@ class BlockReaderTest {
       assertThat(fixture.count(CacheCounter.FALLBACK_NO_SPACE)).isEqualTo(6);
       assertThat(fixture.count(CacheCounter.SOURCE_REQUESTS)).isEqualTo(1);
       assertThat(fixture.count(CacheCounter.MISS_BYTES)).isZero();
+    }
+  }
+
+  @Test
+  void aWarmSequentialStreamReadsAheadNothingAndAsksOncePerStatusWindow() throws IOException {
+    long length = 200L * BLOCK;
+    try (ReadFixture fixture = new ReadFixture(root, length, ChannelOpener.DEFAULT, 256L * BLOCK)) {
+      read(reader(fixture), fixture.session(), 0, length);
+      assertThat(fixture.service.status(fixture.version, 0, 200).allCached(0, 200)).isTrue();
+      CountingMetadataService counting = new CountingMetadataService(fixture.service);
+      Configuration conf = new Configuration(false);
+      conf.set(CacheKeys.DIRS.name(), root.toString());
+      conf.set(CacheKeys.BLOCK_SIZE.name(), Integer.toString(BLOCK));
+      conf.set(CacheKeys.FETCH_CHUNK.name(), Integer.toString(2 * BLOCK));
+      conf.set(CacheKeys.READAHEAD_MAX.name(), Integer.toString(8 * BLOCK));
+      BlockReader readingAhead = new BlockReader(CacheConfig.from(conf), counting, fixture.store, DIRECT, DIRECT);
+      ReadSession s = fixture.session();
+
+      for (long at = 0; at < length; at += BLOCK) {
+        assertThat(read(readingAhead, s, at, at + BLOCK)).isEqualTo(fixture.bytes(at, at + BLOCK));
+      }
+      // read-ahead of cached blocks makes no acquire round trip, only the first read's (nothing known yet);
+      // the status is renewed when the read-ahead reaches past it: 200 blocks / (64 - 8) per answer
+      assertThat(counting.acquireCalls).hasValue(1);
+      assertThat(counting.statusCalls).hasValueLessThanOrEqualTo(4);
+      assertThat(fixture.count(CacheCounter.READAHEAD_BLOCKS)).isZero();
+      assertThat(fixture.sourceRequests).hasValue(100);
     }
   }
 }
