@@ -3,7 +3,11 @@ package io.rubix.benchmarks.tpcds;
 import java.util.Arrays;
 import java.util.Map;
 
-/** One way of reading the tables: a direct S3A input stream, or S3A through RubiX with an empty or a warm cache. */
+/**
+ * One way of reading the tables: a direct S3A input stream, S3A through RubiX with an empty or a warm
+ * cache, through Alluxio's cache, or the same files on local disk (the physical limit a warm cache is
+ * judged against).
+ */
 enum BenchmarkConfiguration {
   S3A_CLASSIC("s3a-classic", "direct S3A, classic input stream", false, Map.of(
       "fs.s3a.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem",
@@ -27,16 +31,25 @@ enum BenchmarkConfiguration {
       "fs.s3a.experimental.input.fadvise", "random",
       "alluxio.user.client.cache.enabled", "true",
       "alluxio.user.client.cache.size", "4GB",
-      "alluxio.user.client.cache.page.size", "1MB"));
+      "alluxio.user.client.cache.page.size", "1MB")),
+  LOCAL_FILE("local-file", "the same ORC files copied to local disk and read through file:// (page cache warm after one untimed run): the physical limit",
+      false, Map.of(
+      "fs.s3a.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem",
+      "fs.s3a.input.stream.type", "classic"));
 
   /** Whether the timed runs follow one untimed run of every query. */
   boolean warmedUp() {
-    return this == RUBIX_WARM || this == ALLUXIO_WARM;
+    return this == RUBIX_WARM || this == ALLUXIO_WARM || this == LOCAL_FILE;
   }
 
   /** A direct S3A stream (no cache); these start each query with new file system instances. */
   boolean direct() {
-    return !rubix && this != ALLUXIO_WARM;
+    return !rubix && this != ALLUXIO_WARM && this != LOCAL_FILE;
+  }
+
+  /** Reads local copies of the tables instead of the bucket. */
+  boolean local() {
+    return this == LOCAL_FILE;
   }
 
   private final String label;

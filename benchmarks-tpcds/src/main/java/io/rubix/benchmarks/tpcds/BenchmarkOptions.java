@@ -55,7 +55,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
         --scale F             TPC-DS scale factor (default 0.1; --smoke: 0.01)
         --latency-ms N        first-byte latency of the embedded S3 server per GET (default 30)
         --bandwidth B         bandwidth per connection of the embedded S3 server, e.g. 100m (default 100m = 100 MB/s; 0 = unlimited)
-        --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, alluxio-warm (default: all, in this order)
+        --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, alluxio-warm, local-file (default: all, in this order)
         --queries q3,q12,...  TPC-DS queries (default: 22 queries, see README)
         --iterations N        timed runs per query and configuration; the median is reported (default 3; --smoke: 1)
         --endpoint URL        an external S3 endpoint instead of the embedded server (with --access-key, --secret-key)

@@ -19,7 +19,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FileUtil;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
@@ -91,9 +94,10 @@ public final class TpcdsBenchmark {
       }
       apply(spark, BenchmarkConfiguration.S3A_CLASSIC);
       generate(spark, tables);
-      for (String table : tables) {
-        spark.read().orc(path(table)).createOrReplaceTempView(table);
+      if (options.configurations().contains(BenchmarkConfiguration.LOCAL_FILE)) {
+        copyToLocalDisk(spark, tables);
       }
+      registerTables(spark, tables, false);
       if (server != null) {
         server.settings(options.latencyMs(), options.bandwidth());
       }
@@ -107,7 +111,13 @@ public final class TpcdsBenchmark {
       order.remove(reference);
       order.add(0, reference);
       for (BenchmarkConfiguration configuration : order) {
+        if (configuration.local()) {
+          registerTables(spark, tables, true);
+        }
         results.addAll(runConfiguration(spark, server, configuration, sql, answers));
+        if (configuration.local()) {
+          registerTables(spark, tables, false);
+        }
       }
       String header = "# TPC-DS " + FORMAT.toUpperCase(Locale.ROOT) + " on Spark " + spark.version() + ", scale " + options.scale() + "\n\n"
           + "Store: " + store + ". Medians of " + options.iterations() + " iteration(s) in ms; speed-up is vs " + baseline.label() + ".\n"
@@ -147,6 +157,13 @@ public final class TpcdsBenchmark {
         out.printf(Locale.ROOT, "Goal: rubix-cold no slower than the fastest direct stream (%s, %d ms): %d ms (%s)%n", fastest.label(),
             report.total(fastest), cold, cold <= report.total(fastest) ? "met" : "NOT met");
       }
+    }
+    if (configs.contains(BenchmarkConfiguration.RUBIX_WARM) && configs.contains(BenchmarkConfiguration.LOCAL_FILE)) {
+      long warm = report.total(BenchmarkConfiguration.RUBIX_WARM);
+      long local = report.total(BenchmarkConfiguration.LOCAL_FILE);
+      double ratio = (double) warm / local;
+      out.printf(Locale.ROOT, "Goal: rubix-warm total <= 1.10x local-file's (the same files on local disk): %.2fx, %d ms vs %d ms (%s)%n",
+          ratio, warm, local, ratio <= 1.10 ? "met" : "NOT met");
     }
     if (configs.contains(BenchmarkConfiguration.RUBIX_WARM) && configs.contains(BenchmarkConfiguration.ALLUXIO_WARM)) {
       long warm = report.total(BenchmarkConfiguration.RUBIX_WARM);
@@ -247,6 +264,43 @@ public final class TpcdsBenchmark {
       TpcdsTables.generate(spark, table, options.scale()).write().mode(SaveMode.Overwrite).orc(path(table));
       out.printf(Locale.ROOT, "generated %s at scale %s in %d ms%n", table, options.scale(), (System.nanoTime() - start) / 1_000_000);
     }
+  }
+
+  /** Copies the tables from the bucket to local disk once (untimed), for {@link BenchmarkConfiguration#LOCAL_FILE}. */
+  private void copyToLocalDisk(SparkSession spark, Set<String> tables) throws IOException {
+    Configuration conf = spark.sessionState().newHadoopConf();
+    FileSystem source = new org.apache.hadoop.fs.Path(root()).getFileSystem(conf);
+    FileSystem local = FileSystem.getLocal(conf);
+    for (String table : tables) {
+      org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path(localPath(table));
+      if (local.exists(new org.apache.hadoop.fs.Path(target, "_SUCCESS"))) {
+        continue;
+      }
+      local.delete(target, true);
+      local.mkdirs(target);
+      // the data files only: the committer's leftovers (_temporary markers) are not files to read
+      for (FileStatus file : source.listStatus(new org.apache.hadoop.fs.Path(path(table)))) {
+        String name = file.getPath().getName();
+        if (file.isFile() && !name.startsWith("_") && !name.startsWith(".")
+            && !FileUtil.copy(source, file.getPath(), local, new org.apache.hadoop.fs.Path(target, name), false, conf)) {
+          throw new IOException("Could not copy " + file.getPath() + " to " + target);
+        }
+      }
+      local.create(new org.apache.hadoop.fs.Path(target, "_SUCCESS")).close();
+    }
+  }
+
+  /** Makes the query tables the local copies ({@code local}) or the bucket's files. */
+  private void registerTables(SparkSession spark, Set<String> tables, boolean local) {
+    for (String table : tables) {
+      spark.read().orc(local ? localPath(table) : path(table)).createOrReplaceTempView(table);
+    }
+  }
+
+  /** Where {@link #copyToLocalDisk} puts {@code table}: beside the S3 server's data directory, never inside the emptied cache directory. */
+  private String localPath(String table) {
+    Path dir = options.dataDir().toAbsolutePath().resolveSibling(options.dataDir().getFileName() + "-local");
+    return dir.resolve(options.scaleKey()).resolve(FORMAT).resolve(table).toUri().toString();
   }
 
   private String root() {

@@ -28,15 +28,17 @@ class TpcdsBenchmarkSmokeTest {
     String output = bytes.toString(StandardCharsets.UTF_8);
     assertThat(outcome.answersMatch()).as(output).isTrue();
     assertThat(output).contains("[rubix-warm] q55 iteration 1/1", "first-byte latency 5 ms", "All answers match");
-    assertThat(outcome.totals()).containsOnlyKeys("s3a-classic", "s3a-analytics", "s3a-prefetch", "rubix-cold", "rubix-warm", "alluxio-warm");
+    assertThat(outcome.totals()).containsOnlyKeys("s3a-classic", "s3a-analytics", "s3a-prefetch", "rubix-cold", "rubix-warm", "alluxio-warm",
+        "local-file");
     Path dir = outcome.resultsDir();
     assertThat(dir.resolve("results.md")).content().contains("| q3 |", "| q55 |", "**total**");
-    assertThat(Files.readAllLines(dir.resolve("results.csv"))).hasSize(1 + 2 * 6);
+    assertThat(Files.readAllLines(dir.resolve("results.csv"))).hasSize(1 + 2 * 7);
+    assertThat(output).contains("[local-file] q55 iteration 1/1", "Goal: rubix-warm total <= 1.10x local-file's");
     assertThat(dir.resolve("charts/q3.png")).isNotEmptyFile();
     assertThat(dir.resolve("charts/total.png")).isNotEmptyFile();
-    // warm reads come from the caches: the S3 server sent nothing for them
-    assertThat(Files.readAllLines(dir.resolve("results.csv"))).filteredOn(line -> line.contains("-warm,"))
-        .hasSize(4)
+    // warm reads come from the caches, and the local files from local disk: the S3 server sent nothing for them
+    assertThat(Files.readAllLines(dir.resolve("results.csv"))).filteredOn(line -> line.contains("-warm,") || line.contains("local-file,"))
+        .hasSize(6)
         .allSatisfy(line -> assertThat(line.split(",")[6]).isEqualTo("0"));
   }
 
