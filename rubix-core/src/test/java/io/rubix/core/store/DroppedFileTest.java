@@ -162,8 +162,12 @@ class DroppedFileTest {
         });
         Future<?> writer2 = writers.submit(() -> b.write(dataFile, version, 5, ByteBuffer.wrap(data, 5 * BLOCK, BLOCK)));
         assertThat(written.await(10, TimeUnit.SECONDS)).isTrue();
-        Future<?> writer1 = writers.submit(() -> b.write(dataFile, version, 4, ByteBuffer.wrap(data, 4 * BLOCK, BLOCK)));
-        awaitDoneOrParked(writer1, 1);
+        AtomicReference<Thread> writer1Thread = new AtomicReference<>();
+        Future<?> writer1 = writers.submit(() -> {
+          writer1Thread.set(Thread.currentThread());
+          return b.write(dataFile, version, 4, ByteBuffer.wrap(data, 4 * BLOCK, BLOCK));
+        });
+        awaitDoneOrParked(writer1, writer1Thread);
         release.countDown();
         assertThatThrownBy(writer1::get).hasCauseInstanceOf(NoSuchFileException.class);
         assertThatThrownBy(writer2::get).hasCauseInstanceOf(NoSuchFileException.class);
@@ -195,18 +199,18 @@ class DroppedFileTest {
     }
   }
 
-  /** Waits until {@code future} is done, or its thread (the pool's {@code index}-th) waits on a lock. */
-  private static void awaitDoneOrParked(Future<?> future, int index) {
+  /** Waits until {@code future} is done, or the thread running it waits on a lock. */
+  private static void awaitDoneOrParked(Future<?> future, AtomicReference<Thread> thread) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!future.isDone() && System.nanoTime() < deadline) {
-      boolean parked = Thread.getAllStackTraces().keySet().stream()
-          .anyMatch(t -> t.getName().endsWith("-thread-" + (index + 1)) && t.getState() == Thread.State.WAITING);
-      if (parked) {
+      Thread running = thread.get();
+      if (running != null && running.getState() == Thread.State.WAITING) {
         return;
       }
       Thread.onSpinWait();
     }
   }
+
 
   /**
    * Scenario 4 at the service: a commit of blocks never written is refused, whether it claims the CRC32C
