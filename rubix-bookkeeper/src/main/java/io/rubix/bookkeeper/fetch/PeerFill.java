@@ -5,7 +5,6 @@ import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.stats.CacheCounter;
-import io.rubix.core.stats.CacheStats;
 import io.rubix.core.store.ChannelOpener;
 import java.io.IOException;
 import java.time.Duration;
@@ -52,10 +51,6 @@ public final class PeerFill implements AutoCloseable {
 
   public OwnerFetcher fetcher() {
     return fetcher;
-  }
-
-  CacheStats stats() {
-    return engine.stats();
   }
 
   /** The owner-side peer fetch counters, by statistic name. */

@@ -83,15 +83,6 @@ final class FencedWrites {
     }
   }
 
-  /** Bytes held for grantees that may still be writing. */
-  long heldBytes() {
-    long held = 0;
-    for (Lease lease : fenced.values()) {
-      held += lease.object.chargeOf(lease.blocks);
-    }
-    return held;
-  }
-
   private void giveBack(Lease lease, BitSet blocks) {
     long bytes = lease.object.chargeOf(blocks);
     lease.blocks.andNot(blocks);

@@ -170,7 +170,7 @@ public final class BlockReader {
     boolean warm = status != null && status.covers(readFirst, readEnd) && status.allCached(readFirst, readEnd);
     if (warm && !status.covers(readFirst, end) && end - readFirst <= CacheMetadataService.MAX_BLOCKS_PER_CALL) {
       try {
-        status = service.status(s.version, readFirst, Math.max(end, Math.min(s.blockCount, readFirst + STATUS_WINDOW)));
+        status = statusFrom(s, readFirst, end);
         s.recentStatus = status;
       } catch (IOException | RuntimeException e) {
         // best effort like the read-ahead itself: the read asks again and handles the failure
@@ -193,6 +193,11 @@ public final class BlockReader {
     }
   }
 
+  /** The status of blocks from {@code first} to at least {@code end}, and up to {@link #STATUS_WINDOW} blocks ahead. */
+  private BlockRange statusFrom(ReadSession s, int first, int end) throws IOException {
+    return service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + STATUS_WINDOW)));
+  }
+
   private void readRange(ReadSession s, Span target) throws IOException {
     int first = target.firstBlock(blockSize);
     int end = target.endBlock(blockSize);
@@ -200,7 +205,7 @@ public final class BlockReader {
     if (status == null || !status.covers(first, end) || !cachedOrOwnedElsewhere(s, status, first, end)) {
       try {
         // one answer for the blocks ahead too: a warm sequential stream then asks once per STATUS_WINDOW blocks
-        status = service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + STATUS_WINDOW)));
+        status = statusFrom(s, first, end);
       } catch (IOException | RuntimeException e) {
         failures.metadataFailure(s, e);
         SourceReads.read(s, target);
