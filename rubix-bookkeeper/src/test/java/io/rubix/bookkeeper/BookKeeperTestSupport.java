@@ -1,5 +1,7 @@
 package io.rubix.bookkeeper;
 
+import io.rubix.core.client.BookKeeperClient;
+import io.rubix.core.client.ClientConfig;
 import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.config.CacheKeys;
 import java.nio.file.Path;
@@ -17,6 +19,20 @@ public final class BookKeeperTestSupport {
     conf.set(BookKeeperKeys.TRANSFER_SERVER_PORT.name(), "0");
     conf.set(BookKeeperKeys.NODE_ID.name(), "test-node");
     return conf;
+  }
+
+  /** A client's configuration for the BookKeeper at {@code port} serving {@code cacheDir}; the client's own defaults otherwise. */
+  public static Configuration clientConf(Path cacheDir, int port) {
+    Configuration conf = new Configuration(false);
+    conf.set(CacheKeys.DIRS.name(), cacheDir.toString());
+    conf.set(BookKeeperKeys.EMBEDDED_MODE.name(), "false");
+    conf.set(BookKeeperKeys.SERVER_PORT.name(), Integer.toString(port));
+    return conf;
+  }
+
+  /** A client of the BookKeeper at {@code port} (see {@link #clientConf}). */
+  public static BookKeeperClient client(Configuration clientConf, int blockSize) {
+    return new BookKeeperClient(ClientConfig.from(clientConf), blockSize, System::nanoTime);
   }
 
   /** Client settings that make {@code conf} read through the BookKeeper at {@code port}. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.bookkeeper.cli.RubixCli;
 import io.rubix.core.client.BookKeeperClient;
-import io.rubix.core.client.ClientConfig;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.CacheUsage;
@@ -463,11 +462,8 @@ class ChaosTest {
   }
 
   private BookKeeperClient client(int port) {
-    Configuration conf = new Configuration(false);
-    conf.set("rubix.cache.dirs", cacheDir.toString());
-    conf.set("rubix.cluster.embedded.mode", "false");
-    conf.set("rubix.network.bookkeeper.server.port", Integer.toString(port));
-    return new BookKeeperClient(ClientConfig.from(conf), BLOCK, System::nanoTime);
+    Configuration conf = BookKeeperTestSupport.clientConf(cacheDir, port);
+    return BookKeeperTestSupport.client(conf, BLOCK);
   }
 
   private ChildJvm startReader(int port, long seed) throws IOException {

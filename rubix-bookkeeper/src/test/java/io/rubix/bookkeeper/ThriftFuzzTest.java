@@ -3,7 +3,6 @@ package io.rubix.bookkeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.client.BookKeeperClient;
-import io.rubix.core.client.ClientConfig;
 import io.rubix.spi.metadata.CacheUsage;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -154,13 +153,10 @@ class ThriftFuzzTest {
   }
 
   private BookKeeperClient client(int port) {
-    Configuration conf = new Configuration(false);
-    conf.set("rubix.cache.dirs", cacheDir.toString());
-    conf.set("rubix.cluster.embedded.mode", "false");
-    conf.set("rubix.network.bookkeeper.server.port", Integer.toString(port));
+    Configuration conf = BookKeeperTestSupport.clientConf(cacheDir, port);
     conf.set("rubix.network.client.read.timeout", "5s");
     conf.set("rubix.network.client.backoff.max", "0s");
-    return new BookKeeperClient(ClientConfig.from(conf), 1024 * 1024, System::nanoTime);
+    return BookKeeperTestSupport.client(conf, 1024 * 1024);
   }
 
   private static byte[] payload(Case kind, Random random) throws IOException {

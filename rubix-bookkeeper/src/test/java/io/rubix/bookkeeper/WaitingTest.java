@@ -3,7 +3,6 @@ package io.rubix.bookkeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.client.BookKeeperClient;
-import io.rubix.core.client.ClientConfig;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
@@ -94,11 +93,8 @@ class WaitingTest {
   }
 
   private BookKeeperClient client(int port) {
-    Configuration conf = new Configuration(false);
-    conf.set("rubix.cache.dirs", cacheDir.toString());
-    conf.set("rubix.cluster.embedded.mode", "false");
-    conf.set("rubix.network.bookkeeper.server.port", Integer.toString(port));
+    Configuration conf = BookKeeperTestSupport.clientConf(cacheDir, port);
     conf.set("rubix.network.client.read.timeout", "5s");
-    return new BookKeeperClient(ClientConfig.from(conf), BLOCK_SIZE, System::nanoTime);
+    return BookKeeperTestSupport.client(conf, BLOCK_SIZE);
   }
 }

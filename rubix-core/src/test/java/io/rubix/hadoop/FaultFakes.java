@@ -67,28 +67,10 @@ final class FaultFakes {
     }
   }
 
-  /**
-   * The local file system with streams that return at most {@code test.short.read.max} bytes per
-   * read call (positioned or not), like a slow network stream; counts the reads it shortened.
-   */
-  public static class ShortReadFileSystem extends FilterFileSystem {
-    static final String MAX_KEY = "test.short.read.max";
-    final AtomicLong shortened = new AtomicLong();
-    private int max;
-
-    public ShortReadFileSystem() {
+  /** A local file system whose {@code openFile} builders open through its own {@code open}, where the fakes inject their faults. */
+  abstract static class OpenedThroughOpen extends FilterFileSystem {
+    OpenedThroughOpen() {
       super(new LocalFileSystem());
-    }
-
-    @Override
-    public void initialize(URI name, Configuration conf) throws IOException {
-      super.initialize(name, conf);
-      this.max = conf.getInt(MAX_KEY, 1);
-    }
-
-    @Override
-    public FSDataInputStream open(org.apache.hadoop.fs.Path path, int bufferSize) throws IOException {
-      return new FSDataInputStream(new ShortReadStream(fs.open(path, bufferSize), max, shortened));
     }
 
     @Override
@@ -104,17 +86,34 @@ final class FaultFakes {
   }
 
   /**
+   * The local file system with streams that return at most {@code test.short.read.max} bytes per
+   * read call (positioned or not), like a slow network stream; counts the reads it shortened.
+   */
+  public static class ShortReadFileSystem extends OpenedThroughOpen {
+    static final String MAX_KEY = "test.short.read.max";
+    final AtomicLong shortened = new AtomicLong();
+    private int max;
+
+    @Override
+    public void initialize(URI name, Configuration conf) throws IOException {
+      super.initialize(name, conf);
+      this.max = conf.getInt(MAX_KEY, 1);
+    }
+
+    @Override
+    public FSDataInputStream open(org.apache.hadoop.fs.Path path, int bufferSize) throws IOException {
+      return new FSDataInputStream(new ShortReadStream(fs.open(path, bufferSize), max, shortened));
+    }
+  }
+
+  /**
    * The local file system whose positioned reads at or after {@link #arm armed} offsets wait for a
    * gate, so a test can hold a block fetch in flight while it changes the cache under it.
    */
-  public static class GatedFileSystem extends FilterFileSystem {
+  public static class GatedFileSystem extends OpenedThroughOpen {
     private volatile long gateFrom = Long.MAX_VALUE;
     private volatile java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(0);
     private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
-
-    public GatedFileSystem() {
-      super(new LocalFileSystem());
-    }
 
     /** Makes the next reads at or after {@code from} wait for {@link #release}; returns a latch counted down when one arrives. */
     java.util.concurrent.CountDownLatch arm(long from) {
@@ -149,17 +148,6 @@ final class FaultFakes {
         }
       });
     }
-
-    @Override
-    public FutureDataInputStreamBuilder openFile(org.apache.hadoop.fs.Path path) {
-      return createDataInputStreamBuilder(this, path);
-    }
-
-    @Override
-    protected CompletableFuture<FSDataInputStream> openFileWithOptions(org.apache.hadoop.fs.Path path, OpenFileParameters parameters)
-        throws IOException {
-      return CompletableFuture.completedFuture(open(path, parameters.getBufferSize()));
-    }
   }
 
   /**
@@ -167,7 +155,7 @@ final class FaultFakes {
    * ({@link #failReadsIn}) or wait for a gate ({@link #holdReadsIn}), so a test can make one chunk
    * of a read fail while another is still in flight.
    */
-  public static class FaultySourceFileSystem extends FilterFileSystem {
+  public static class FaultySourceFileSystem extends OpenedThroughOpen {
     static final String FAILURE = "injected source failure";
     private volatile long failFrom = -1;
     private volatile long failTo = -1;
@@ -176,10 +164,6 @@ final class FaultFakes {
     private volatile long holdTo = -1;
     private volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
     private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
-
-    public FaultySourceFileSystem() {
-      super(new LocalFileSystem());
-    }
 
     /** Makes reads starting in {@code [from, to)} fail; returns a latch counted down when one has failed. */
     java.util.concurrent.CountDownLatch failReadsIn(long from, long to) {
@@ -232,17 +216,6 @@ final class FaultFakes {
           return super.read(position, buffer, offset, length);
         }
       });
-    }
-
-    @Override
-    public FutureDataInputStreamBuilder openFile(org.apache.hadoop.fs.Path path) {
-      return createDataInputStreamBuilder(this, path);
-    }
-
-    @Override
-    protected CompletableFuture<FSDataInputStream> openFileWithOptions(org.apache.hadoop.fs.Path path, OpenFileParameters parameters)
-        throws IOException {
-      return CompletableFuture.completedFuture(open(path, parameters.getBufferSize()));
     }
   }
 
