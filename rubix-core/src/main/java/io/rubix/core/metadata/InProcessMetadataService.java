@@ -198,10 +198,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.published.or(r.published());
         object.charged.or(r.charged());
         System.arraycopy(r.crc32c(), 0, object.crc32c, 0, object.crc32c.length);
-        object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
-        for (int block = object.charged.nextSetBit(0); block >= 0; block = object.charged.nextSetBit(block + 1)) {
-          object.chargedBytes += DiskCharge.ofBlock(object.blockLength(block));
-        }
+        object.chargedBytes = DiskCharge.OBJECT_OVERHEAD + object.chargeOf(object.charged);
         BitSet unpublished = (BitSet) object.charged.clone();
         unpublished.andNot(object.published);
         if (!unpublished.isEmpty()) {
