@@ -75,6 +75,9 @@ class CacheFaultTest {
     Configuration conf = localConf(cacheDir);
     conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
     conf.set("rubix.cache.readahead.max", "0");
+    // one block per miss: no tail or whole-object extent
+    conf.set("rubix.cache.fetch.tail.size", "0");
+    conf.set("rubix.cache.fetch.whole.max", "0");
     return conf;
   }
 

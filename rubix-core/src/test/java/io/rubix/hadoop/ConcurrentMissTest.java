@@ -64,6 +64,9 @@ class ConcurrentMissTest {
     conf.set("rubix.cache.jmx.enabled", "false");
     conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
     conf.set("rubix.cache.readahead.max", "0");
+    // one block per miss: no tail or whole-object extent
+    conf.set("rubix.cache.fetch.tail.size", "0");
+    conf.set("rubix.cache.fetch.whole.max", "0");
     return conf;
   }
 

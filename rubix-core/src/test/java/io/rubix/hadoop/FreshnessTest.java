@@ -84,6 +84,9 @@ class FreshnessTest {
 
   private static Configuration noReadAhead(Configuration conf) {
     conf.set("rubix.cache.readahead.max", "0");
+    // one block per miss: no tail or whole-object extent
+    conf.set("rubix.cache.fetch.tail.size", "0");
+    conf.set("rubix.cache.fetch.whole.max", "0");
     return conf;
   }
 

@@ -32,6 +32,8 @@ public record CacheConfig(
     int fetchThreads,
     long readAheadMax,
     long fetchChunkSize,
+    long fetchTailSize,
+    long fetchWholeMax,
     int statusCacheEntries,
     boolean jmxEnabled) {
 
@@ -82,6 +84,8 @@ public record CacheConfig(
         reader.getInt(CacheKeys.FETCH_THREADS, 1, 1024),
         reader.getBytes(CacheKeys.READAHEAD_MAX, 0, 1L << 30),
         reader.getBytes(CacheKeys.FETCH_CHUNK, 4096, 1L << 30),
+        reader.getBytes(CacheKeys.FETCH_TAIL, 0, 1L << 30),
+        reader.getBytes(CacheKeys.FETCH_WHOLE_MAX, 0, 1L << 30),
         reader.getInt(CacheKeys.STATUS_CACHE_ENTRIES, 1, 100_000_000),
         reader.getBoolean(CacheKeys.JMX_ENABLED));
   }

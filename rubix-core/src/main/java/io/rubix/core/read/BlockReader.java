@@ -63,6 +63,7 @@ public final class BlockReader {
   private final CacheMetadataService service;
   private final Executor fetchExecutor;
   private final FailurePolicy failures;
+  private final FetchExtent extent;
   private final Admission admission;
   private final CachedBlocks cached;
   private final SourceFetches fetches;
@@ -97,6 +98,7 @@ public final class BlockReader {
     this.inFlightPolicy = config.inFlightPolicy();
     this.inFlightWaitMillis = config.inFlightWaitTimeout().toMillis();
     this.failures = FailurePolicy.of(config);
+    this.extent = new FetchExtent(blockSize, config.fetchTailSize(), config.fetchWholeMax());
     this.admission = new Admission(admission, blockSize);
     this.cached = new CachedBlocks(blockSize, store, service, failures);
     this.fetches = new SourceFetches(blockSize, chunkBlocks, service, store, writeExecutor, failures, config.inFlightWaitTimeout());
@@ -122,10 +124,24 @@ public final class BlockReader {
   }
 
   /**
-   * Reads up to {@code dst.remaining()} bytes at {@code position}; returns how many, or -1 at the end of
-   * the object. On return {@code dst}'s position has advanced by that count.
+   * A stream read (stateful or positioned): reads up to {@code dst.remaining()} bytes at {@code position}
+   * and returns how many, or -1 at the end of the object; on return {@code dst}'s position has advanced by
+   * that count. Reads that continue each other are the evidence read-ahead follows ({@link ReadSession#noteRead}).
    */
   int read(ReadSession s, long position, ByteBuffer dst) throws IOException {
+    return read(s, position, dst, true);
+  }
+
+  /**
+   * A range of a vectored read: as {@link #read(ReadSession, long, ByteBuffer)}, but it neither reads
+   * ahead nor counts as evidence for it. The caller named every range it needs (a columnar reader's
+   * column chunks, often adjacent), so what lies beyond them is no more likely to be read than anything else.
+   */
+  int readDeclared(ReadSession s, long position, ByteBuffer dst) throws IOException {
+    return read(s, position, dst, false);
+  }
+
+  private int read(ReadSession s, long position, ByteBuffer dst, boolean stream) throws IOException {
     long length = s.version.length();
     if (position < 0) {
       throw new EOFException("Negative position " + position + " in " + s.version.path());
@@ -137,11 +153,11 @@ public final class BlockReader {
       return -1;
     }
     int n = (int) Math.min(dst.remaining(), length - position);
-    int[] readAhead = s.noteRead(position, n, blockSize, readAheadMaxBlocks, chunkBlocks);
+    int[] readAhead = stream ? s.noteRead(position, n, blockSize, readAheadMaxBlocks, chunkBlocks) : null;
     if (readAhead != null) {
       readAhead(s, block(position), block(position + n - 1) + 1, readAhead[0], readAhead[1]);
     }
-    if (peers != null && !admission.all()) {
+    if (stream && peers != null && !admission.all()) {
       peers.readAhead(s, block(position), block(position + n - 1));
     }
     Span span = new Span(position, dst.slice(dst.position(), n));
@@ -315,30 +331,59 @@ public final class BlockReader {
     }
   }
 
+  /**
+   * Acquires blocks {@code [first, end)}, which this node admits, with the blocks the {@link FetchExtent}
+   * adds around them, and reads the caller's: granted blocks are fetched (the added ones in the same
+   * requests, cached for nobody's read), and for the others the lease's answer decides, for the caller's
+   * blocks only.
+   */
   private void acquireAdmittedAndRead(ReadSession s, int first, int end, Span span) throws IOException {
+    // the extent, cut to the blocks next to the caller's that this node caches
+    int lowest = extent.from(s.version.length(), first, end);
+    int highest = extent.to(s.version.length(), first, end);
+    int from = first;
+    while (from > lowest && admission.admits(s, from - 1)) {
+      from--;
+    }
+    int to = end;
+    while (to < highest && admission.admits(s, to)) {
+      to++;
+    }
+    if (to - from > CacheMetadataService.MAX_BLOCKS_PER_CALL) {
+      from = first;
+      to = end;
+    }
     BlockRange lease;
     try {
-      lease = service.acquire(s.version, first, end);
+      lease = service.acquire(s.version, from, to);
     } catch (IOException | RuntimeException e) {
       failures.metadataFailure(s, e);
       SourceReads.read(s, span);
       return;
     }
     // closed in reverse order: first wait for every chunk writing into span, then give back the grants nobody fetched
-    try (GrantedRuns granted = fetches.grant(lease, first, end); ChunkFetches chunks = new ChunkFetches(fetchExecutor)) {
+    try (GrantedRuns granted = fetches.grant(lease, from, to); ChunkFetches chunks = new ChunkFetches(fetchExecutor)) {
       try {
-        int b = first;
-        while (b < end) {
+        int b = from;
+        while (b < to) {
           BlockState state = lease.state(b);
-          int runEnd = BlockRuns.end(b, end, x -> lease.state(x).code());
-          Span run = span.blocks(b, runEnd, blockSize);
-          switch (state) {
-            case GRANTED -> fetches.fetchForRead(s, granted, granted.in(b, runEnd), chunks, run);
-            case CACHED -> readCached(s, lease, b, runEnd, run, false);
-            case IN_FLIGHT -> awaitInFlight(s, b, runEnd, run);
-            case DENIED, MISSING -> {
-              s.stats.add(CacheCounter.FALLBACK_NO_SPACE, runEnd - b);
-              SourceReads.read(s, run);
+          int runEnd = BlockRuns.end(b, to, x -> lease.state(x).code());
+          int callerFirst = Math.max(b, first);
+          int callerEnd = Math.min(runEnd, end);
+          if (state == BlockState.GRANTED) {
+            // fetchForRead copies into span only the bytes inside it
+            s.stats.add(CacheCounter.EXTENT_BLOCKS, (runEnd - b) - Math.max(0, callerEnd - callerFirst));
+            fetches.fetchForRead(s, granted, granted.in(b, runEnd), chunks, span);
+          } else if (callerFirst < callerEnd) {
+            Span run = span.blocks(callerFirst, callerEnd, blockSize);
+            switch (state) {
+              case CACHED -> readCached(s, lease, callerFirst, callerEnd, run, false);
+              case IN_FLIGHT -> awaitInFlight(s, callerFirst, callerEnd, run);
+              case DENIED, MISSING -> {
+                s.stats.add(CacheCounter.FALLBACK_NO_SPACE, callerEnd - callerFirst);
+                SourceReads.read(s, run);
+              }
+              case GRANTED -> throw new AssertionError("handled above");
             }
           }
           b = runEnd;

@@ -97,6 +97,14 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
 
   /** A positioned read filling {@code buffer} (Hadoop 3's {@code ByteBufferPositionedReadable}). */
   public void readFully(long at, ByteBuffer buffer) throws IOException {
+    readFully(at, buffer, true);
+  }
+
+  /**
+   * Fills {@code buffer} from {@code at}: as a stream read when {@code stream}, else as one range of a
+   * vectored read ({@link BlockReader#readDeclared}: no read-ahead).
+   */
+  void readFully(long at, ByteBuffer buffer, boolean stream) throws IOException {
     checkOpen();
     if (at < 0) {
       throw new EOFException(FSExceptionMessages.NEGATIVE_SEEK + ": " + at + " in " + session.version.path());
@@ -108,7 +116,7 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
     }
     long next = at;
     while (buffer.hasRemaining()) {
-      int n = reader.read(session, next, buffer);
+      int n = stream ? reader.read(session, next, buffer) : reader.readDeclared(session, next, buffer);
       if (n < 0) {
         throw new EOFException(FSExceptionMessages.EOF_IN_READ_FULLY + ": " + session.version.path() + " at " + next);
       }

@@ -49,7 +49,7 @@ public final class Hadoop3CachingInputStream extends CachingInputStream
         try {
           ByteBuffer target = buffer.duplicate();
           target.limit(target.position() + range.getLength());
-          readFully(range.getOffset(), target);
+          readFully(range.getOffset(), target, false);
         } catch (IOException e) {
           throw new CompletionException(e);
         }

@@ -37,8 +37,12 @@ final class ReadSession {
   /** Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index. Owner: {@link PeerBlocks}. */
   final ConcurrentHashMap<Integer, CompletableFuture<PeerBlock>> peerAhead = new ConcurrentHashMap<>();
 
+  /** Where the last stream read ended; -1 before the first, so that a first read at 0 continues nothing. */
   @GuardedBy("this")
-  private long lastReadEnd;
+  private long lastReadEnd = -1;
+  /** Where the current run of reads, each continuing the previous one, started. */
+  @GuardedBy("this")
+  private long runStart;
   @GuardedBy("this")
   private int windowBlocks;
   @GuardedBy("this")
@@ -56,22 +60,27 @@ final class ReadSession {
   }
 
   /**
-   * Records a read of {@code [position, position + length)} and returns the block range to read ahead,
-   * as {@code {start, end}}, or null when nothing should be read ahead.
+   * Records a stream read of {@code [position, position + length)} and returns the block range to read
+   * ahead, as {@code {start, end}}, or null when nothing should be read ahead.
    *
-   * <p>Read-ahead follows reads that continue where the previous one ended. Its window starts at one
-   * fetch chunk ({@code chunkBlocks}, at most {@code maxWindowBlocks}) and doubles each time the
+   * <p>Read-ahead follows evidence of a sequential scan: a read that continues where the previous read
+   * of this stream ended. One read is no evidence (the first read of a file, a footer, or one column
+   * chunk read whole tells nothing about the next), so a stream's first read and any read after a jump
+   * start a new run and read nothing ahead. Once a read continues the run, the window starts at twice the
+   * bytes the run has read (at least one block, at most {@code maxWindowBlocks}), so a reader of small
+   * buffers gets a small window and a reader of whole blocks a larger one, and it doubles each time the
    * reader moves on to a new block, up to {@code maxWindowBlocks}. The window is kept full: as soon as
-   * the reader has moved far enough that a whole chunk beyond the read-ahead end fits in the window
-   * (or the window reaches the end of the object), that part is requested. A stream therefore has close to a whole window in flight at
-   * all times, issued one chunk-sized request at a time, instead of waiting until half the window is
-   * consumed and then requesting the other half at once (which stalls a fast reader on the source's
-   * first-byte latency at every refill).
+   * the reader has moved far enough that a whole chunk ({@code chunkBlocks}) beyond the read-ahead end
+   * fits in the window (or the window reaches the end of the object), that part is requested. A stream
+   * therefore has close to a whole window in flight at all times, issued one chunk-sized request at a
+   * time, instead of waiting until half the window is consumed and then requesting the other half at once
+   * (which stalls a fast reader on the source's first-byte latency at every refill).
    */
   synchronized int[] noteRead(long position, int length, int blockSize, int maxWindowBlocks, int chunkBlocks) {
-    boolean sequential = position == lastReadEnd;
+    boolean continues = position == lastReadEnd;
     lastReadEnd = position + length;
-    if (!sequential || maxWindowBlocks <= 0) {
+    if (!continues || maxWindowBlocks <= 0) {
+      runStart = position;
       windowBlocks = 0;
       readAheadEnd = 0;
       peerAheadEnd = 0;
@@ -80,7 +89,8 @@ final class ReadSession {
     }
     int lastBlock = (int) ((position + length - 1) / blockSize);
     if (windowBlocks == 0) {
-      windowBlocks = Math.min(Math.max(1, chunkBlocks), maxWindowBlocks);
+      long evidence = 2 * (lastReadEnd - runStart);
+      windowBlocks = (int) Math.min(maxWindowBlocks, Math.max(1, (evidence + blockSize - 1) / blockSize));
       windowGrownAt = lastBlock;
     } else if (lastBlock > windowGrownAt) {
       windowBlocks = Math.min(maxWindowBlocks, windowBlocks * 2);

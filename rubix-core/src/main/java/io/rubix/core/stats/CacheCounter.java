@@ -10,6 +10,8 @@ public enum CacheCounter {
   SOURCE_REQUESTS("rubix_source_requests"),
   CACHE_WRITE_BYTES("rubix_cache_write_bytes"),
   READAHEAD_BLOCKS("rubix_readahead_blocks"),
+  /** Blocks a miss fetched beyond the bytes asked for, in the same request: an object's tail, or a small object whole. */
+  EXTENT_BLOCKS("rubix_extent_blocks"),
   INFLIGHT_WAITS("rubix_inflight_waits"),
   CHECKSUM_FAILURES("rubix_checksum_failures"),
   FALLBACK_CACHE_READ("rubix_fallback_cache_read_error"),

@@ -119,8 +119,9 @@ class PeerBlocksTest {
       PeerBlocks peers = new PeerBlocks(owners, BLOCK, 2, NOTHING, executor);
       ReadSession s = fixture.session();
 
-      // the stream read block 0 sequentially from the start
-      assertThat(s.noteRead(0, BLOCK, BLOCK, 16, 2)).isNotNull();
+      // the stream read block 0 sequentially from the start, in two reads (one alone is no evidence)
+      assertThat(s.noteRead(0, BLOCK / 2, BLOCK, 16, 2)).isNull();
+      assertThat(s.noteRead(BLOCK / 2, BLOCK / 2, BLOCK, 16, 2)).isNotNull();
       peers.readAhead(s, 0, 0);
       // blocks [1, 5), two chunk tasks, nothing asked in the reader's thread
       assertThat(fixture.count(CacheCounter.PEER_READAHEAD_BLOCKS)).isEqualTo(4);
@@ -150,7 +151,8 @@ class PeerBlocksTest {
       PeerBlocks peers = new PeerBlocks(owners, BLOCK, 4, some, queued::add);
       ReadSession s = fixture.session();
 
-      assertThat(s.noteRead(0, BLOCK, BLOCK, 16, 4)).isNotNull();
+      assertThat(s.noteRead(0, BLOCK / 2, BLOCK, 16, 4)).isNull();
+      assertThat(s.noteRead(BLOCK / 2, BLOCK / 2, BLOCK, 16, 4)).isNotNull();
       peers.readAhead(s, 0, 0);
       assertThat(s.peerAhead.keySet()).containsExactlyInAnyOrder(1, 4);
       assertThat(fixture.count(CacheCounter.PEER_READAHEAD_BLOCKS)).isEqualTo(2);

@@ -41,7 +41,11 @@ public final class CacheKeys {
   public static final ConfigKey FETCH_THREADS = new ConfigKey("rubix.cache.fetch.threads", "8",
       "Threads per JVM that fetch read-ahead blocks from the source in parallel.");
   public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.cache.readahead.max", "16m",
-      "Largest read-ahead window of a sequential stream (bytes with suffix; 0 disables read-ahead). The window starts at one fetch chunk (rubix.cache.fetch.chunk.size), doubles as the reader moves on to each new block and is kept full, one chunk-sized request at a time.");
+      "Largest read-ahead window of a sequential stream (bytes with suffix; 0 disables read-ahead). Read-ahead starts only when a stream read continues the previous one (never for a first read, a read after a jump, or the ranges of a vectored read); the window starts at twice the bytes read in a row (at least one block), doubles as the reader moves on to each new block and is kept full, one chunk-sized request at a time.");
+  public static final ConfigKey FETCH_TAIL = new ConfigKey("rubix.cache.fetch.tail.size", "64k",
+      "When a miss reaches into the last bytes of an object, its fetch covers this many of them (bytes with suffix; 0 disables), in the same GET: ORC and Parquet readers read a footer guess first and the rest of the footer next, and the second read then needs no round trip of its own.");
+  public static final ConfigKey FETCH_WHOLE_MAX = new ConfigKey("rubix.cache.fetch.whole.max", "1m",
+      "Objects up to this size are fetched whole at their first miss, in the same GET (bytes with suffix; 0 disables). Larger values save round trips on small files but fetch columns a columnar reader never asks for.");
   public static final ConfigKey FETCH_CHUNK = new ConfigKey("rubix.cache.fetch.chunk.size", "4m",
       "Largest single ranged GET; longer runs of missing blocks are split into chunks of this size fetched in parallel.");
   public static final ConfigKey STATUS_CACHE_ENTRIES = new ConfigKey("rubix.cache.status.cache.entries", "10000",
@@ -59,7 +63,7 @@ public final class CacheKeys {
   public static List<ConfigKey> all() {
     return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, MAX_OBJECTS, USAGE_PERCENTAGE,
         FRESHNESS, FRESHNESS_TTL, STRICT_MODE, CHECKSUM_VERIFY, OPEN_FILES_MAX, LEASE_TIMEOUT, INFLIGHT_POLICY,
-        INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, STATUS_CACHE_ENTRIES, JMX_ENABLED,
+        INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, FETCH_TAIL, FETCH_WHOLE_MAX, STATUS_CACHE_ENTRIES, JMX_ENABLED,
         WRAPPED_IMPL, S3A_SOURCE_STREAM);
   }
 }
