@@ -276,6 +276,9 @@ class AttackTest {
     Configuration conf = s3.s3aConfiguration();
     conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
     conf.set("rubix.cache.jmx.enabled", "false");
+    // a read caches exactly the blocks it touches: no tail or whole-object extent
+    conf.set("rubix.cache.fetch.tail.size", "0");
+    conf.set("rubix.cache.fetch.whole.max", "0");
     return BookKeeperTestSupport.useDaemon(conf, cacheDir, port);
   }
 

@@ -39,6 +39,7 @@ final class BookKeeperProcess implements AutoCloseable {
   static BookKeeperProcess start(Path cacheDir, Map<String, String> settings) throws IOException, InterruptedException {
     Map<String, String> conf = new LinkedHashMap<>();
     conf.put("rubix.cache.dirs", cacheDir.toString());
+    conf.put("rubix.cache.block.size", BookKeeperTestSupport.BLOCK_SIZE);
     conf.put("rubix.network.bookkeeper.server.port", "0");
     conf.put("rubix.bookkeeper.metrics.port", "0");
     conf.put("rubix.network.transfer.server.port", "0");

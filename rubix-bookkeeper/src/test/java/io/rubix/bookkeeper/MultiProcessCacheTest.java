@@ -352,7 +352,7 @@ class MultiProcessCacheTest {
         "fs.s3a.connection.ssl.enabled", "fs.s3a.aws.credentials.provider", "fs.s3a.change.detection.version.required",
         "fs.s3a.impl.disable.cache", "fs.s3a.attempts.maximum", "fs.s3a.retry.limit", "fs.s3a.impl", "rubix.cache.dirs",
         "rubix.cluster.embedded.mode", "rubix.network.bookkeeper.server.port", "rubix.network.client.read.timeout",
-        "rubix.network.client.backoff.max")) {
+        "rubix.network.client.backoff.max", "rubix.cache.block.size")) {
       args.add("-D" + key + "=" + conf.get(key));
     }
     if (awaitGo) {

@@ -34,6 +34,7 @@ class FetchPlanTest {
   private static final int BLOCK = 64 * 1024;
   private static S3Server server;
   private static int objects;
+  private static int uploads;
 
   @TempDir
   Path cacheDir;
@@ -76,7 +77,7 @@ class FetchPlanTest {
 
   private byte[] upload(org.apache.hadoop.fs.Path path, int length) throws Exception {
     byte[] data = new byte[length];
-    new Random(length).nextBytes(data);
+    new Random(length * 31L + ++uploads).nextBytes(data);
     write(fs, path, data);
     server.store().reset();
     return data;
@@ -176,5 +177,58 @@ class FetchPlanTest {
       awaitWrites(((CachingS3AFileSystem) fs).cacheEngine(), version(in));
     }
     assertThat(server.store().bytesServed()).isEqualTo(BLOCK);
+  }
+
+  @Test
+  void aWarmTailIsReadFromMemoryWithoutTouchingTheDisk() throws Exception {
+    org.apache.hadoop.fs.Path path = newPath();
+    int length = 40 * BLOCK + 1000;
+    byte[] data = upload(path, length);
+    byte[] guess = new byte[16];
+    try (FSDataInputStream in = fs.open(path)) {
+      in.readFully(length - 16, guess);
+      awaitWrites(((CachingS3AFileSystem) fs).cacheEngine(), version(in));
+    }
+    // warm: this read comes from the disk and keeps the tail in memory (that load is not a hit of the reader's)
+    long hitBytesBefore = count(CacheCounter.HIT_BYTES);
+    try (FSDataInputStream in = fs.open(path)) {
+      in.readFully(length - 16, guess);
+    }
+    assertThat(count(CacheCounter.HIT_BYTES)).isEqualTo(hitBytesBefore + 16);
+    long diskBlocks = count(CacheCounter.HIT_BLOCKS);
+    long hitBytes = count(CacheCounter.HIT_BYTES);
+    assertThat(count(CacheCounter.TAIL_MEMORY_BYTES)).isZero();
+    byte[] footer = new byte[200_000];
+    try (FSDataInputStream in = fs.open(path)) {
+      in.readFully(length - 16, guess);
+      in.readFully(length - 16 - footer.length, footer);
+    }
+    assertThat(guess).isEqualTo(Arrays.copyOfRange(data, length - 16, length));
+    assertThat(footer).isEqualTo(Arrays.copyOfRange(data, length - 16 - footer.length, length - 16));
+    assertThat(count(CacheCounter.TAIL_MEMORY_BYTES)).isEqualTo(16 + footer.length);
+    assertThat(count(CacheCounter.HIT_BLOCKS)).as("blocks read from the disk").isEqualTo(diskBlocks);
+    assertThat(count(CacheCounter.HIT_BYTES)).isEqualTo(hitBytes + 16 + footer.length);
+    assertThat(server.store().gets()).as("GETs").isEqualTo(1);
+  }
+
+  @Test
+  void aTailIsKeptOnlyForTheVersionItWasReadFrom() throws Exception {
+    org.apache.hadoop.fs.Path path = newPath();
+    int length = 40 * BLOCK + 1000;
+    upload(path, length);
+    byte[] guess = new byte[16];
+    for (int i = 0; i < 2; i++) {
+      try (FSDataInputStream in = fs.open(path)) {
+        in.readFully(length - 16, guess);
+        awaitWrites(((CachingS3AFileSystem) fs).cacheEngine(), version(in));
+      }
+    }
+    // overwritten with the same length: the new version's tail comes from the store, not from memory
+    byte[] v2 = upload(path, length);
+    try (FSDataInputStream in = fs.open(path)) {
+      in.readFully(length - 16, guess);
+    }
+    assertThat(guess).isEqualTo(Arrays.copyOfRange(v2, length - 16, length));
+    assertThat(count(CacheCounter.TAIL_MEMORY_BYTES)).isZero();
   }
 }

@@ -34,6 +34,7 @@ public record CacheConfig(
     long fetchChunkSize,
     long fetchTailSize,
     long fetchWholeMax,
+    long tailMemorySize,
     int statusCacheEntries,
     boolean jmxEnabled) {
 
@@ -86,6 +87,7 @@ public record CacheConfig(
         reader.getBytes(CacheKeys.FETCH_CHUNK, 4096, 1L << 30),
         reader.getBytes(CacheKeys.FETCH_TAIL, 0, 1L << 30),
         reader.getBytes(CacheKeys.FETCH_WHOLE_MAX, 0, 1L << 30),
+        reader.getBytes(CacheKeys.TAIL_MEMORY, 0, 1L << 34),
         reader.getInt(CacheKeys.STATUS_CACHE_ENTRIES, 1, 100_000_000),
         reader.getBoolean(CacheKeys.JMX_ENABLED));
   }

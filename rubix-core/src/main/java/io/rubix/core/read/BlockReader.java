@@ -6,6 +6,7 @@ import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.InFlightPolicy;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.stats.CacheCounter;
+import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.core.store.BlockStore;
 import io.rubix.spi.ObjectVersion;
@@ -64,6 +65,7 @@ public final class BlockReader {
   private final Executor fetchExecutor;
   private final FailurePolicy failures;
   private final FetchExtent extent;
+  private final TailMemory tails;
   private final Admission admission;
   private final CachedBlocks cached;
   private final SourceFetches fetches;
@@ -99,6 +101,7 @@ public final class BlockReader {
     this.inFlightWaitMillis = config.inFlightWaitTimeout().toMillis();
     this.failures = FailurePolicy.of(config);
     this.extent = new FetchExtent(blockSize, config.fetchTailSize(), config.fetchWholeMax());
+    this.tails = new TailMemory(config.fetchTailSize(), config.tailMemorySize());
     this.admission = new Admission(admission, blockSize);
     this.cached = new CachedBlocks(blockSize, store, service, failures);
     this.fetches = new SourceFetches(blockSize, chunkBlocks, service, store, writeExecutor, failures, config.inFlightWaitTimeout());
@@ -153,6 +156,13 @@ public final class BlockReader {
       return -1;
     }
     int n = (int) Math.min(dst.remaining(), length - position);
+    boolean inTail = tails.inTail(s.version, position);
+    if (inTail && tails.read(s.version, position, n, dst)) {
+      s.stats.add(CacheCounter.HIT_BYTES, n);
+      s.stats.add(CacheCounter.TAIL_MEMORY_BYTES, n);
+      dst.position(dst.position() + n);
+      return n;
+    }
     int[] readAhead = stream ? s.noteRead(position, n, blockSize, readAheadMaxBlocks, chunkBlocks) : null;
     if (readAhead != null) {
       readAhead(s, block(position), block(position + n - 1) + 1, readAhead[0], readAhead[1]);
@@ -168,8 +178,53 @@ public final class BlockReader {
       readRange(s, span.range(at, windowEnd));
       at = windowEnd;
     }
+    if (inTail && !tails.holds(s.version)) {
+      keepTail(s, position, n, dst);
+    }
     dst.position(dst.position() + n);
     return n;
+  }
+
+  /**
+   * Keeps the object's tail in memory after a read of its bytes {@code [position, position + n)}, which
+   * {@code dst} holds from its position on: copied from the read when it covered the whole tail, else
+   * read from the cache (and verified like any cached read) when the tail is cached. Best effort: a
+   * failure leaves the next tail read to try again.
+   */
+  private void keepTail(ReadSession s, long position, int n, ByteBuffer dst) {
+    long from = tails.tailStart(s.version.length());
+    byte[] tail = new byte[(int) (s.version.length() - from)];
+    if (position <= from && position + n == s.version.length()) {
+      dst.get(dst.position() + (int) (from - position), tail);
+      tails.put(s.version, tail);
+      return;
+    }
+    int first = block(from);
+    try {
+      BlockRange status = s.recentStatus;
+      if (status == null || !status.covers(first, s.blockCount)) {
+        status = service.status(s.version, first, s.blockCount);
+      }
+      if (!status.allCached(first, s.blockCount)) {
+        return;
+      }
+      // read for memory, not for the reader: only what went wrong counts in the stream's counters, not as hits
+      ReadSession load = new ReadSession(s.version, s.source, new StreamStats(new CacheStats()), blockSize);
+      try {
+        if (cached.read(load, status, first, s.blockCount, new Span(from, ByteBuffer.wrap(tail))) == null) {
+          tails.put(s.version, tail);
+        }
+      } finally {
+        for (CacheCounter counter : CacheCounter.values()) {
+          long value = load.stats.get(counter);
+          if (value != 0 && counter != CacheCounter.HIT_BYTES && counter != CacheCounter.HIT_BLOCKS) {
+            s.stats.add(counter, value);
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // the cache's own failure handling counted it; the next read of the tail reads the cache or the source
+    }
   }
 
   /**

@@ -12,6 +12,8 @@ public enum CacheCounter {
   READAHEAD_BLOCKS("rubix_readahead_blocks"),
   /** Blocks a miss fetched beyond the bytes asked for, in the same request: an object's tail, or a small object whole. */
   EXTENT_BLOCKS("rubix_extent_blocks"),
+  /** Bytes served from the tails kept in memory (also counted in {@code rubix_cache_hit_bytes}, not in {@code rubix_cache_hit_blocks}). */
+  TAIL_MEMORY_BYTES("rubix_tail_memory_bytes"),
   INFLIGHT_WAITS("rubix_inflight_waits"),
   CHECKSUM_FAILURES("rubix_checksum_failures"),
   FALLBACK_CACHE_READ("rubix_fallback_cache_read_error"),

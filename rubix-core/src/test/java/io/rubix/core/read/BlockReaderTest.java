@@ -103,6 +103,10 @@ class BlockReaderTest {
       conf.set(CacheKeys.BLOCK_SIZE.name(), Integer.toString(BLOCK));
       conf.set(CacheKeys.FETCH_CHUNK.name(), Integer.toString(2 * BLOCK));
       conf.set(CacheKeys.READAHEAD_MAX.name(), Integer.toString(8 * BLOCK));
+      // the parts under test alone: no tail or whole-object extent, no tails in memory (FetchPlanTest has them)
+      conf.set(CacheKeys.FETCH_TAIL.name(), "0");
+      conf.set(CacheKeys.FETCH_WHOLE_MAX.name(), "0");
+      conf.set(CacheKeys.TAIL_MEMORY.name(), "0");
       BlockReader readingAhead = new BlockReader(CacheConfig.from(conf), counting, fixture.store, DIRECT, DIRECT);
       ReadSession s = fixture.session();
 

@@ -67,6 +67,10 @@ final class ReadFixture implements AutoCloseable {
     conf.set(CacheKeys.BLOCK_SIZE.name(), Integer.toString(BLOCK));
     conf.set(CacheKeys.FETCH_CHUNK.name(), Integer.toString(chunkBlocks * BLOCK));
     conf.set(CacheKeys.READAHEAD_MAX.name(), "0");
+    // the parts under test alone: no tail or whole-object extent, no tails in memory (FetchPlanTest has them)
+    conf.set(CacheKeys.FETCH_TAIL.name(), "0");
+    conf.set(CacheKeys.FETCH_WHOLE_MAX.name(), "0");
+    conf.set(CacheKeys.TAIL_MEMORY.name(), "0");
     conf.set(CacheKeys.STRICT_MODE.name(), Boolean.toString(strict));
     return CacheConfig.from(conf);
   }

@@ -6,8 +6,8 @@ import java.util.List;
 public final class CacheKeys {
   public static final ConfigKey ENABLED = new ConfigKey("rubix.cache.enabled", "true",
       "Master switch. When false every read goes straight to the wrapped file system.");
-  public static final ConfigKey BLOCK_SIZE = new ConfigKey("rubix.cache.block.size", "1m",
-      "Size of a cache block (bytes, or with a k/m/g suffix). Reads are split into blocks; each block is fetched once. 4k to 256m.");
+  public static final ConfigKey BLOCK_SIZE = new ConfigKey("rubix.cache.block.size", "256k",
+      "Size of a cache block (bytes, or with a k/m/g suffix). Reads are split into blocks; each block is fetched once. 4k to 256m. A miss fetches whole blocks: smaller blocks fetch less around the column chunks ORC and Parquet readers ask for (at TPC-DS scale 1, 1m blocks fetched 1.74x the bytes of direct S3A reads, 256k 1.21x), larger ones cost less metadata. Every JVM and BookKeeper sharing a cache must use the same value.");
   public static final ConfigKey DIRS = new ConfigKey("rubix.cache.dirs", null,
       "Comma-separated cache directories, one per local disk. Takes precedence over rubix.cache.dirprefix.list.");
   public static final ConfigKey DIR_PREFIX_LIST = new ConfigKey("rubix.cache.dirprefix.list", null,
@@ -48,6 +48,8 @@ public final class CacheKeys {
       "Objects up to this size are fetched whole at their first miss, in the same GET (bytes with suffix; 0 disables). Larger values save round trips on small files but fetch columns a columnar reader never asks for.");
   public static final ConfigKey FETCH_CHUNK = new ConfigKey("rubix.cache.fetch.chunk.size", "4m",
       "Largest single ranged GET; longer runs of missing blocks are split into chunks of this size fetched in parallel.");
+  public static final ConfigKey TAIL_MEMORY = new ConfigKey("rubix.cache.tail.memory.size", "16m",
+      "Memory per file system instance for the tails (the last rubix.cache.fetch.tail.size bytes) of recently read cached objects, so the footer reads of ORC and Parquet readers do not touch the disk (bytes with suffix; 0 disables).");
   public static final ConfigKey STATUS_CACHE_ENTRIES = new ConfigKey("rubix.cache.status.cache.entries", "10000",
       "Paths whose file status is remembered in ttl and immutable freshness modes.");
   public static final ConfigKey JMX_ENABLED = new ConfigKey("rubix.cache.jmx.enabled", "true",
@@ -63,7 +65,7 @@ public final class CacheKeys {
   public static List<ConfigKey> all() {
     return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, MAX_OBJECTS, USAGE_PERCENTAGE,
         FRESHNESS, FRESHNESS_TTL, STRICT_MODE, CHECKSUM_VERIFY, OPEN_FILES_MAX, LEASE_TIMEOUT, INFLIGHT_POLICY,
-        INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, FETCH_TAIL, FETCH_WHOLE_MAX, STATUS_CACHE_ENTRIES, JMX_ENABLED,
+        INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, FETCH_TAIL, FETCH_WHOLE_MAX, TAIL_MEMORY, STATUS_CACHE_ENTRIES, JMX_ENABLED,
         WRAPPED_IMPL, S3A_SOURCE_STREAM);
   }
 }
