@@ -53,10 +53,12 @@ import java.util.concurrent.Executor;
  * file so that a reader follows a read from top to bottom; everything that touches bytes is in the parts.
  */
 public final class BlockReader {
-  /** Blocks a status call covers beyond the read that needs it. */
-  private static final int STATUS_WINDOW = 64;
+  /** Bytes a status call covers beyond the read that needs it (at least 64 blocks): the same round trips per byte whatever the block size. */
+  private static final long STATUS_WINDOW_BYTES = 64L << 20;
 
   private final int blockSize;
+  /** Blocks a status call covers beyond the read that needs it. */
+  private final int statusWindow;
   private final int chunkBlocks;
   private final int readAheadMaxBlocks;
   private final InFlightPolicy inFlightPolicy;
@@ -92,6 +94,7 @@ public final class BlockReader {
     this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
     requireNonNull(writeExecutor, "writeExecutor is null");
     this.blockSize = config.blockSize();
+    this.statusWindow = (int) Math.min(CacheMetadataService.MAX_BLOCKS_PER_CALL, Math.max(64, STATUS_WINDOW_BYTES / blockSize));
     if (service.blockSize() != blockSize) {
       throw new IllegalArgumentException("Block size " + blockSize + " differs from the cache metadata service's " + service.blockSize());
     }
@@ -171,7 +174,7 @@ public final class BlockReader {
       peers.readAhead(s, block(position), block(position + n - 1));
     }
     Span span = new Span(position, dst.slice(dst.position(), n));
-    // one metadata call names at most MAX_BLOCKS_PER_CALL blocks (STATUS_WINDOW is far below it)
+    // one metadata call names at most MAX_BLOCKS_PER_CALL blocks (the status window is at most that)
     long windowBytes = (long) CacheMetadataService.MAX_BLOCKS_PER_CALL * blockSize;
     for (long at = position; at < span.end(); ) {
       long windowEnd = Math.min(span.end(), (at / blockSize) * blockSize + windowBytes);
@@ -232,7 +235,7 @@ public final class BlockReader {
    * ones the recent status says are cached: a warm sequential stream then makes no {@code acquire} round
    * trip for its read-ahead. When that status says the read's own blocks are cached but does not reach
    * the end of the read-ahead, it is renewed from the read's first block (the read then uses the new one), so
-   * a warm stream asks once per {@link #STATUS_WINDOW} blocks or so and nothing more. A cached block that
+   * a warm stream asks once per {@link #statusWindow} blocks or so and nothing more. A cached block that
    * the status wrongly still names (evicted since) is only not read ahead: the read that reaches it
    * finds it gone and fetches it.
    */
@@ -264,9 +267,9 @@ public final class BlockReader {
     }
   }
 
-  /** The status of blocks from {@code first} to at least {@code end}, and up to {@link #STATUS_WINDOW} blocks ahead. */
+  /** The status of blocks from {@code first} to at least {@code end}, and up to {@link #statusWindow} blocks ahead. */
   private BlockRange statusFrom(ReadSession s, int first, int end) throws IOException {
-    return service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + STATUS_WINDOW)));
+    return service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + statusWindow)));
   }
 
   private void readRange(ReadSession s, Span target) throws IOException {
@@ -275,7 +278,7 @@ public final class BlockReader {
     BlockRange status = s.recentStatus;
     if (status == null || !status.covers(first, end) || !cachedOrOwnedElsewhere(s, status, first, end)) {
       try {
-        // one answer for the blocks ahead too: a warm sequential stream then asks once per STATUS_WINDOW blocks
+        // one answer for the blocks ahead too: a warm sequential stream then asks once per status window
         status = statusFrom(s, first, end);
       } catch (IOException | RuntimeException e) {
         failures.metadataFailure(s, e);
