@@ -9,11 +9,15 @@ import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.testing.S3Server;
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -46,7 +50,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * invocation writes a new object (not timed), so neither node has cached any of it: the owner's
  * fetch is part of every measured read. The timed part is open + {@code read(byte[])} loop of
  * {@code bufferSize} to end of file + close. After each trial the GETs per read the S3 server saw
- * are printed.
+ * and the owner's peer-fill and transfer counters are printed.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -199,6 +203,9 @@ public class PeerColdReadBenchmark {
   public void stop() {
     System.out.printf(Locale.ROOT, "%n%s: %.1f GETs and %.1f MiB from S3 per cold read (%d reads)%n", reader, (double) gets / invocations,
         (double) bytes / invocations / (1 << 20), invocations);
+    if (nodes[2] != null) {
+      System.out.println("owner (node 2) counters: " + ownerCounters());
+    }
     for (int node = 2; node >= 1; node--) {
       if (nodes[node] != null) {
         nodes[node].close();
@@ -206,6 +213,21 @@ public class PeerColdReadBenchmark {
     }
     server.close();
     BenchFiles.deleteRecursively(dir);
+  }
+
+  /** Node 2's peer-fill and transfer counters, from its metrics endpoint. */
+  private String ownerCounters() {
+    try {
+      HttpResponse<String> metrics = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nodes[2].metricsPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+      return metrics.body().lines().filter(line -> line.startsWith("rubix_peer_fill") || line.startsWith("rubix_transfer"))
+          .collect(Collectors.joining(", "));
+    } catch (IOException e) {
+      return e.toString();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return e.toString();
+    }
   }
 
   private Configuration baseConfiguration() {
