@@ -241,6 +241,39 @@ class PeerFetchTest {
   }
 
   @Test
+  void withASecretColdBlocksStreamedByTheirOwnersEqualTheSourceAndCrossOnce() throws Exception {
+    cluster = TestCluster.builder(tmp, NODES).blockSize(BLOCK)
+        .sourceCredentials(s3.s3aConfiguration())
+        .daemon(PeerFetchKeys.FETCH_ALLOWED_AUTHORITIES.name(), "s3a://bucket")
+        .daemon(BookKeeperKeys.TRANSFER_SECRET.name(), "peer-secret")
+        .client(BookKeeperKeys.TRANSFER_SECRET.name(), "peer-secret")
+        .client(BookKeeperKeys.TRANSFER_TIMEOUT.name(), "5s")
+        .startInProcess();
+    String path = pathWithMixedOwners("secret");
+    byte[] data = write(path, SIZE, 12);
+    int[] owners = owners(path);
+    // a first byte that takes a while: the owners send blocks while later ones are still coming from S3
+    s3.store().setFirstByteLatency(Duration.ofMillis(20));
+    s3.store().reset();
+    CacheStats stats = readAll(clientConf(1), path, data);
+    assertThat(s3.store().gets()).as("one GET per run of blocks of one owner").isEqualTo(runs(owners));
+    assertThat(s3.store().bytesServed()).isEqualTo(SIZE);
+    assertThat(stats.get(CacheCounter.PEER_BYTES)).isEqualTo(SIZE - bytesOf(owners, 1, SIZE));
+    assertThat(stats.get(CacheCounter.FALLBACK_PEER)).isZero();
+    Random random = new Random(13);
+    try (FileSystem fs = fs(clientConf(3)); FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(path))) {
+      for (int i = 0; i < 50; i++) {
+        int offset = random.nextInt(SIZE);
+        int length = 1 + random.nextInt(Math.min(SIZE - offset, 3 * BLOCK));
+        byte[] bytes = new byte[length];
+        in.readFully(offset, bytes);
+        assertThat(bytes).as("range %s +%s", offset, length).isEqualTo(Arrays.copyOfRange(data, offset, offset + length));
+      }
+    }
+    assertThat(s3.store().gets()).as("then every block comes from its owner's cache").isEqualTo(runs(owners));
+  }
+
+  @Test
   void eightThreadsOnTwoNodesReadingOneColdBlockMakeOneSourceFetch() throws Exception {
     startNodes();
     String path = pathWithMixedOwners("herd");

@@ -9,6 +9,7 @@ import io.rubix.core.read.ArrivingBlock;
 import io.rubix.core.read.BlockFiller;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
+import io.rubix.core.read.StartedFill;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.StreamStats;
@@ -135,22 +136,25 @@ public final class OwnerFetcher implements Closeable {
       return Fill.of(refused());
     }
     int fillEnd = Math.min(end, first + maxBlocks);
-    CompletableFuture<Outcome> outcome;
+    StartedFill started;
     try {
-      outcome = filler.start(version, counted(sources.open(version)), new StreamStats(stats), first, fillEnd, config.timeout(), pool)
-          .handle((after, failure) -> outcome(version, first, fillEnd, after, failure));
+      started = filler.start(version, counted(sources.open(version)), new StreamStats(stats), first, fillEnd, config.timeout(), pool);
     } catch (RejectedExecutionException e) {
       return Fill.of(refused());
     } catch (IOException | RuntimeException e) {
       return Fill.of(outcome(version, first, fillEnd, null, e));
     }
     stats.add(CacheCounter.PEER_FILL_REQUESTS, 1);
-    return new Fill(outcome, fillEnd);
+    return new Fill(started.done().handle((after, failure) -> outcome(version, first, fillEnd, after, failure)), fillEnd, started);
   }
 
-  /** Block {@code block} of {@code version} while this node fetches it, its bytes as they arrive; null when it does not. */
-  public ArrivingBlock arriving(ObjectVersion version, int block) {
-    return filler.arriving(version, block);
+  /**
+   * Block {@code block} of {@code version} while this node fetches it, its bytes as they arrive: the one
+   * {@code fill} started with, else the one under way now; null when there is none.
+   */
+  public ArrivingBlock arriving(Fill fill, ObjectVersion version, int block) {
+    ArrivingBlock started = fill.started() == null ? null : fill.started().arriving(block);
+    return started != null ? started : filler.arriving(version, block);
   }
 
   /** Waits for {@code fill} up to the timeout; a fill that takes longer goes on in the background. Never throws. */
@@ -210,15 +214,15 @@ public final class OwnerFetcher implements Closeable {
 
   /**
    * A fill started by {@link #start}: its outcome once it ends (complete at once when it was not
-   * started), and the end of the blocks it fills.
+   * started), the end of the blocks it fills, and the blocks it found or put under way (null when not started).
    */
-  public record Fill(CompletableFuture<Outcome> outcome, int end) {
+  public record Fill(CompletableFuture<Outcome> outcome, int end, StartedFill started) {
     public Fill {
       requireNonNull(outcome, "outcome is null");
     }
 
     static Fill of(Outcome outcome) {
-      return new Fill(CompletableFuture.completedFuture(outcome), 0);
+      return new Fill(CompletableFuture.completedFuture(outcome), 0, null);
     }
   }
 

@@ -269,7 +269,7 @@ public final class TransferServer implements Closeable {
         if (fill == null || b >= fill.end()) {
           break;
         }
-        ArrivingBlock arriving = fetcher.arriving(version, b);
+        ArrivingBlock arriving = fetcher.arriving(fill, version, b);
         if (arriving != null) {
           if (!answer.sendArriving(arriving, fetchWaitNanos)) {
             break;

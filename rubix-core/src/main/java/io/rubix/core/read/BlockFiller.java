@@ -7,7 +7,6 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
@@ -41,15 +40,14 @@ public final class BlockFiller {
 
   /**
    * {@link #fill}, started: acquires the blocks in the caller's thread, then fetches, writes and
-   * commits them and waits for the others in one task on {@code executor}; the future completes with
-   * what {@link #fill} returns or throws. When this returns, every block this JVM fetches (for this
-   * fill or another) can be taken as it arrives with {@link #arriving}.
+   * commits them and waits for the others in one task on {@code executor}. The blocks this JVM fetches
+   * (for this fill or another) can be taken as they arrive from what this returns.
    *
    * @throws IOException when the metadata service fails
    * @throws java.util.concurrent.RejectedExecutionException when {@code executor} refuses the task
    */
-  public CompletableFuture<BlockRange> start(ObjectVersion version, Source source, StreamStats stats, int first, int end, Duration wait,
-      Executor executor) throws IOException {
+  public StartedFill start(ObjectVersion version, Source source, StreamStats stats, int first, int end, Duration wait, Executor executor)
+      throws IOException {
     return fills.startFill(new ReadSession(version, source, stats, blockSize), first, end, wait.toMillis(), executor);
   }
 

@@ -100,25 +100,29 @@ final class Fills {
   }
 
   /**
-   * {@link #fill}, started: acquires the blocks in the caller's thread, so that when it returns every
-   * block this JVM fetches is known to {@link SourceFetches#arriving} (its bytes can be taken as they
-   * arrive), then fetches, writes and commits them and waits for the others in one task on
-   * {@code executor}. The future completes as {@link #fill} returns or throws.
+   * {@link #fill}, started: acquires the blocks in the caller's thread and returns the ones this JVM
+   * fetches (for this fill or another) as {@link ArrivingBlock}s, then fetches, writes and commits them
+   * and waits for the others in one task on {@code executor}; the fill's future completes as
+   * {@link #fill} returns or throws.
    *
    * @throws IOException when the metadata service fails
    * @throws RejectedExecutionException when {@code executor} refuses the task (nothing is then granted)
    */
-  CompletableFuture<BlockRange> startFill(ReadSession s, int first, int end, long waitMillis, Executor executor) throws IOException {
+  StartedFill startFill(ReadSession s, int first, int end, long waitMillis, Executor executor) throws IOException {
     BlockRange lease = service.acquire(s.version, first, end);
     GrantedRuns granted = fetches.grant(lease, first, end);
+    ArrivingBlock[] arriving = new ArrivingBlock[end - first];
+    for (int b = first; b < end; b++) {
+      arriving[b - first] = fetches.arriving(s.version, b);
+    }
     try {
-      return CompletableFuture.supplyAsync(() -> {
+      return new StartedFill(first, arriving, CompletableFuture.supplyAsync(() -> {
         try {
           return fillGranted(s, lease, granted, first, end, waitMillis);
         } catch (IOException e) {
           throw new CompletionException(e);
         }
-      }, executor);
+      }, executor));
     } catch (RejectedExecutionException e) {
       granted.close();
       throw e;
