@@ -286,6 +286,38 @@ class StreamedFillTest {
     }
   }
 
+  @Test
+  void whenTheOwnerIsDeadItsRunnerUpIsAskedAndCachesTheBlocksSoTheyCrossFromTheSourceOnce() throws Exception {
+    Configuration three = new Configuration(ring);
+    three.set("rubix.cluster.nodes", "node1=127.0.0.1:1,node2=127.0.0.2:1,node3=127.0.0.3:1");
+    Configuration withoutNode2 = new Configuration(ring);
+    withoutNode2.set("rubix.cluster.nodes", "node1=127.0.0.1:1,node3=127.0.0.3:1");
+    GatedSource source = new GatedSource(-1, false);
+    // node 3 answers on 127.0.0.3; nothing listens on node 2's address (killed)
+    try (ClusterLocality reader = ClusterSetup.locality(three); ClusterLocality after = ClusterSetup.locality(withoutNode2);
+        TransferServer node3 = owner("127.0.0.3", 0, null, source)) {
+      ObjectVersion ofNode2 = null;
+      for (int i = 0; ofNode2 == null; i++) {
+        String path = "s3a://bucket/failover-" + i;
+        if (reader.ownerOf(path, 0).orElseThrow().id().equals("node2") && after.ownerOf(path, 0).orElseThrow().id().equals("node3")) {
+          ofNode2 = new ObjectVersion(path, (long) BLOCKS * BLOCK, 1, "\"e\"");
+        }
+      }
+      PeerClient client = client(node3.port(), null, reader);
+      Transfer transfer = client.fetch(ofNode2, BLOCK, 0, BLOCKS);
+      assertThat(reader.liveness().isDown("node2")).isTrue();
+      assertThat(transfer.served()).as("served by node 3 in node 2's place").hasSize(BLOCKS);
+      for (int b = 0; b < BLOCKS; b++) {
+        assertThat(bytes(transfer.served().get(b))).isEqualTo(expected(b, b + 1));
+      }
+      assertThat(source.requests).hasValue(1);
+      BlockRange cached = service.awaitInFlight(ofNode2, 0, BLOCKS, TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+      for (int b = 0; b < BLOCKS; b++) {
+        assertThat(cached.state(b)).as("block %s cached on the runner-up", b).isEqualTo(BlockState.CACHED);
+      }
+    }
+  }
+
   /** Copies an OK answer from {@code owner} to {@code reader}, flipping the first data byte of block 1. */
   private static void tamperWithBlock1(DataInputStream owner, DataOutputStream reader) throws IOException {
     byte[] status = new byte[7];

@@ -32,7 +32,8 @@ import static java.util.Objects.requireNonNull;
  * asks the owner to fetch blocks it lacks from the source first and waits up to
  * {@code rubix.network.transfer.fetch.timeout} longer for its answer. A peer that fails is reported
  * down to the cluster's {@link io.rubix.core.cluster.NodeLiveness}, which takes it out of the ring
- * until it answers again; a peer that answers NOT_CACHED, STALE or BAD_REQUEST (it does not fetch from
+ * until it answers again, and when it sent no block its runner-up, the blocks' owner now, is asked
+ * once in its place (so that it caches them); a peer that answers NOT_CACHED, STALE or BAD_REQUEST (it does not fetch from
  * that store, or the configurations disagree: asking again would not help, but the peer is up) is not.
  *
  * <p>An owner sends blocks as it has them (from its cache, or from the source while it fetches them),
@@ -77,6 +78,21 @@ public final class PeerClient implements PeerReader {
   @Override
   public Transfer fetch(ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) {
     ClusterNode owner = peerOf(version.path(), (long) first * blockSize);
+    Transfer transfer = fetchFrom(owner, version, blockSize, first, end, received);
+    if (owner != null && transfer.served().isEmpty() && locality.liveness().isDown(owner.id())) {
+      // the owner failed and left the ring: its runner-up owns the blocks now. Asking it (once) makes it fetch
+      // and cache them, so they cross from the source once, not for this read and again for the runner-up
+      ClusterNode runnerUp = peerOf(version.path(), (long) first * blockSize);
+      if (runnerUp != null && !runnerUp.equals(owner)) {
+        LOG.debug("Asking {} for blocks [{}, {}) of {} in place of {}, which is down", runnerUp.id(), first, end, version.path(), owner.id());
+        return fetchFrom(runnerUp, version, blockSize, first, end, received);
+      }
+    }
+    return transfer;
+  }
+
+  /** Fetches a leading run of blocks {@code [first, end)} of {@code version} from {@code owner} (null: this node or none). */
+  private Transfer fetchFrom(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) {
     int groupEnd = first + 1;
     while (groupEnd < end && groupEnd - first < TransferProtocol.MAX_BLOCKS
         && Objects.equals(owner, peerOf(version.path(), (long) groupEnd * blockSize))) {
