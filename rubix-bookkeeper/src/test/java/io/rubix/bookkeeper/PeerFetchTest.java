@@ -225,7 +225,8 @@ class PeerFetchTest {
     assertThat(first.get(CacheCounter.FALLBACK_PEER)).isZero();
     ObjectVersion version = version(path);
     for (int b = 0; b < BLOCKS; b++) {
-      assertThat(cachedOn(owners[b], version, b)).as("block %s cached on its owner node %s", b, owners[b]).isTrue();
+      // the owner sends a block as it arrives and commits it after: wait for the commit
+      cluster.awaitCached(owners[b], version, b);
     }
     long fills = counter(2, "rubix_peer_fill_requests") + counter(3, "rubix_peer_fill_requests");
     assertThat(fills).isPositive();
@@ -237,6 +238,39 @@ class PeerFetchTest {
     assertThat(s3.store().gets()).as("no new GET").isZero();
     assertThat(second.get(CacheCounter.PEER_BYTES)).isEqualTo(SIZE - bytesOf(owners, 3, SIZE));
     assertThat(second.get(CacheCounter.HIT_BYTES)).isEqualTo(bytesOf(owners, 3, SIZE));
+  }
+
+  @Test
+  void withASecretColdBlocksStreamedByTheirOwnersEqualTheSourceAndCrossOnce() throws Exception {
+    cluster = TestCluster.builder(tmp, NODES).blockSize(BLOCK)
+        .sourceCredentials(s3.s3aConfiguration())
+        .daemon(PeerFetchKeys.FETCH_ALLOWED_AUTHORITIES.name(), "s3a://bucket")
+        .daemon(BookKeeperKeys.TRANSFER_SECRET.name(), "peer-secret")
+        .client(BookKeeperKeys.TRANSFER_SECRET.name(), "peer-secret")
+        .client(BookKeeperKeys.TRANSFER_TIMEOUT.name(), "5s")
+        .startInProcess();
+    String path = pathWithMixedOwners("secret");
+    byte[] data = write(path, SIZE, 12);
+    int[] owners = owners(path);
+    // a first byte that takes a while: the owners send blocks while later ones are still coming from S3
+    s3.store().setFirstByteLatency(Duration.ofMillis(20));
+    s3.store().reset();
+    CacheStats stats = readAll(clientConf(1), path, data);
+    assertThat(s3.store().gets()).as("one GET per run of blocks of one owner").isEqualTo(runs(owners));
+    assertThat(s3.store().bytesServed()).isEqualTo(SIZE);
+    assertThat(stats.get(CacheCounter.PEER_BYTES)).isEqualTo(SIZE - bytesOf(owners, 1, SIZE));
+    assertThat(stats.get(CacheCounter.FALLBACK_PEER)).isZero();
+    Random random = new Random(13);
+    try (FileSystem fs = fs(clientConf(3)); FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(path))) {
+      for (int i = 0; i < 50; i++) {
+        int offset = random.nextInt(SIZE);
+        int length = 1 + random.nextInt(Math.min(SIZE - offset, 3 * BLOCK));
+        byte[] bytes = new byte[length];
+        in.readFully(offset, bytes);
+        assertThat(bytes).as("range %s +%s", offset, length).isEqualTo(Arrays.copyOfRange(data, offset, offset + length));
+      }
+    }
+    assertThat(s3.store().gets()).as("then every block comes from its owner's cache").isEqualTo(runs(owners));
   }
 
   @Test
@@ -311,7 +345,7 @@ class PeerFetchTest {
       try (FileSystem other = fs(clientConf(3)); FSDataInputStream warm = other.open(new org.apache.hadoop.fs.Path(path))) {
         warm.readFully((long) warmBlock * BLOCK, new byte[BLOCK]);
       }
-      assertThat(cachedOn(2, version1, warmBlock)).isTrue();
+      cluster.awaitCached(2, version1, warmBlock);
 
       byte[] v2 = write(path, SIZE, 4);
       assertThat(version(path).etag()).isNotEqualTo(version1.etag());

@@ -5,9 +5,11 @@ import static java.util.Objects.requireNonNull;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.rubix.core.peer.PeerFetchConfig;
+import io.rubix.core.read.ArrivingBlock;
 import io.rubix.core.read.BlockFiller;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
+import io.rubix.core.read.StartedFill;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.StreamStats;
@@ -17,14 +19,16 @@ import io.rubix.spi.wire.TransferProtocol;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * The owner side of peer fetches: fills blocks a peer asked for and this node lacks from the source,
  * through the read path's {@link BlockFiller} (so concurrent requests of several peers and local
  * readers for one block make one source read), within bounds: a pool of
- * {@code rubix.network.transfer.fetch.threads} fills (a request beyond them is not filled), at most
+ * {@code rubix.network.transfer.fetch.threads} fills and as many waiting (a request beyond them is not
+ * filled), at most
  * {@code rubix.network.transfer.fetch.max.size} per request, an answer within
  * {@code rubix.network.transfer.fetch.timeout} (a fill that takes longer goes on and caches its
  * blocks), only for the configured schemes and allowed authorities ({@link PeerFetchConfig#fetches};
@@ -42,8 +47,12 @@ import org.slf4j.LoggerFactory;
  * not one per read, and does not pause the other objects of its bucket; at most
  * {@value #MAX_PAUSED} versions are remembered (the least recently paused are forgotten first).
  *
- * <p>Threads: {@link #fill} runs on the caller's (a transfer worker) and waits for a fill on the
- * bounded pool this class owns and shuts down in {@link #close()}. The backoff uses the injected clock.
+ * <p>The bytes of blocks a fill fetches can be sent on as they arrive ({@link #arriving}), before they
+ * are written and committed.
+ *
+ * <p>Threads: {@link #start} acquires the blocks in the caller's thread (a transfer worker) and fills
+ * them on the bounded pool this class owns and shuts down in {@link #close()}; {@link #fill} and
+ * {@link #await} wait for a fill. The backoff uses the injected clock.
  */
 public final class OwnerFetcher implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(OwnerFetcher.class);
@@ -92,7 +101,8 @@ public final class OwnerFetcher implements Closeable {
         .executor(Runnable::run).build();
     this.maxBlocks = (int) Math.max(1, Math.min(TransferProtocol.MAX_BLOCKS, config.maxBytes() / blockSize));
     AtomicInteger ids = new AtomicInteger();
-    this.pool = new ThreadPoolExecutor(config.threads(), config.threads(), 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+    // as many fills may wait as run: a sequential reader asks for its read and its read-ahead chunks at once
+    this.pool = new ThreadPoolExecutor(config.threads(), config.threads(), 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(config.threads()), r -> {
       Thread t = new Thread(r, "rubix-peer-fill-" + ids.incrementAndGet());
       t.setDaemon(true);
       return t;
@@ -110,29 +120,52 @@ public final class OwnerFetcher implements Closeable {
    * from {@code first}) and waits for the fill up to the timeout. Never throws.
    */
   public Outcome fill(ObjectVersion version, int first, int end) {
+    return await(start(version, first, end), first);
+  }
+
+  /**
+   * Starts filling blocks {@code [first, end)} of {@code version} (at most the per-request limit of
+   * them, from {@code first}) and returns at once: the blocks this node fetches can then be taken as
+   * they arrive ({@link #arriving}), and the fill's outcome is {@link #await}ed. Never throws.
+   */
+  public Fill start(ObjectVersion version, int first, int end) {
     if (!config.fetches(version.path())) {
-      return Outcome.NOT_ALLOWED;
+      return Fill.of(Outcome.NOT_ALLOWED);
     }
     if (paused.getIfPresent(version) != null) {
-      return refused();
+      return Fill.of(refused());
     }
     int fillEnd = Math.min(end, first + maxBlocks);
-    StreamStats fillStats = new StreamStats(stats);
-    CompletableFuture<Outcome> result = new CompletableFuture<>();
+    StartedFill started;
     try {
-      pool.execute(() -> result.complete(run(version, first, fillEnd, fillStats)));
+      started = filler.start(version, counted(sources.open(version)), new StreamStats(stats), first, fillEnd, config.timeout(), pool);
     } catch (RejectedExecutionException e) {
-      return refused();
+      return Fill.of(refused());
+    } catch (IOException | RuntimeException e) {
+      return Fill.of(outcome(version, first, fillEnd, null, e));
     }
     stats.add(CacheCounter.PEER_FILL_REQUESTS, 1);
+    return new Fill(started.done().handle((after, failure) -> outcome(version, first, fillEnd, after, failure)), fillEnd, started);
+  }
+
+  /**
+   * Block {@code block} of {@code version} while this node fetches it, its bytes as they arrive: the one
+   * {@code fill} started with, else the one under way now; null when there is none.
+   */
+  public ArrivingBlock arriving(Fill fill, ObjectVersion version, int block) {
+    ArrivingBlock started = fill.started() == null ? null : fill.started().arriving(block);
+    return started != null ? started : filler.arriving(version, block);
+  }
+
+  /** Waits for {@code fill} up to the timeout; a fill that takes longer goes on in the background. Never throws. */
+  public Outcome await(Fill fill, int first) {
     try {
-      return result.get(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+      return fill.outcome().get(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Outcome.FAILED;
     } catch (TimeoutException e) {
-      LOG.debug("Filling blocks [{}, {}) of {} for a peer takes longer than {}; it goes on in the background", first, fillEnd, version.path(),
-          config.timeout());
+      LOG.debug("Filling blocks [{}, {}) for a peer takes longer than {}; it goes on in the background", first, fill.end(), config.timeout());
       stats.add(CacheCounter.PEER_FILL_FAILED, 1);
       return Outcome.FAILED;
     } catch (ExecutionException e) {
@@ -140,24 +173,56 @@ public final class OwnerFetcher implements Closeable {
     }
   }
 
-  private Outcome run(ObjectVersion version, int first, int end, StreamStats fillStats) {
-    try {
-      BlockRange after = filler.fill(version, sources.open(version), fillStats, first, end, config.timeout());
+  /** {@code source}, counting its requests and bytes for peers as they are made and arrive (before any of them is sent on). */
+  private Source counted(Source source) {
+    return new Source() {
+      @Override
+      public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        readFully(position, buffer, offset, length, arrived -> { });
+      }
+
+      @Override
+      public void readFully(long position, byte[] buffer, int offset, int length, IntConsumer arrived) throws IOException {
+        stats.add(CacheCounter.PEER_FILL_SOURCE_REQUESTS, 1);
+        int[] counted = {0};
+        source.readFully(position, buffer, offset, length, n -> {
+          stats.add(CacheCounter.PEER_FILL_SOURCE_BYTES, n - counted[0]);
+          counted[0] = n;
+          arrived.accept(n);
+        });
+      }
+    };
+  }
+
+  private Outcome outcome(ObjectVersion version, int first, int end, BlockRange after, Throwable failure) {
+    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    if (cause == null) {
       LOG.debug("Filled blocks [{}, {}) of {} for a peer: first block {}", first, end, version.path(), after.state(first));
       return Outcome.FILLED;
-    } catch (StaleVersionException e) {
-      LOG.debug("Peer asked for {} which the source no longer has: {}", version, e.getMessage());
+    }
+    if (cause instanceof StaleVersionException) {
+      LOG.debug("Peer asked for {} which the source no longer has: {}", version, cause.getMessage());
       stats.add(CacheCounter.PEER_FILL_STALE, 1);
       return Outcome.STALE;
-    } catch (IOException | RuntimeException e) {
-      paused.put(version, Boolean.TRUE);
-      stats.add(CacheCounter.PEER_FILL_FAILED, 1);
-      LOG.warn("Filling blocks [{}, {}) of {} for a peer failed; not fetching that version for peers for {}: {}", first, end, version,
-          Duration.ofNanos(backoffNanos), e.toString());
-      return Outcome.FAILED;
-    } finally {
-      stats.add(CacheCounter.PEER_FILL_SOURCE_REQUESTS, fillStats.get(CacheCounter.SOURCE_REQUESTS));
-      stats.add(CacheCounter.PEER_FILL_SOURCE_BYTES, fillStats.get(CacheCounter.SOURCE_BYTES));
+    }
+    paused.put(version, Boolean.TRUE);
+    stats.add(CacheCounter.PEER_FILL_FAILED, 1);
+    LOG.warn("Filling blocks [{}, {}) of {} for a peer failed; not fetching that version for peers for {}: {}", first, end, version,
+        Duration.ofNanos(backoffNanos), cause.toString());
+    return Outcome.FAILED;
+  }
+
+  /**
+   * A fill started by {@link #start}: its outcome once it ends (complete at once when it was not
+   * started), the end of the blocks it fills, and the blocks it found or put under way (null when not started).
+   */
+  public record Fill(CompletableFuture<Outcome> outcome, int end, StartedFill started) {
+    public Fill {
+      requireNonNull(outcome, "outcome is null");
+    }
+
+    static Fill of(Outcome outcome) {
+      return new Fill(CompletableFuture.completedFuture(outcome), 0, null);
     }
   }
 

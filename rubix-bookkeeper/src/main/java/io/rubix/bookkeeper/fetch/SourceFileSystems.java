@@ -12,10 +12,12 @@ import io.rubix.hadoop.RecentStatuses;
 import io.rubix.hadoop.WrappedFileSystems;
 import io.rubix.spi.ObjectVersion;
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Map;
+import java.util.function.IntConsumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -39,12 +41,16 @@ import org.slf4j.LoggerFactory;
  * or deleted object is a {@link StaleVersionException}, never bytes of another version. The check
  * follows {@code rubix.cache.freshness}: every fill in strict mode, at most every ttl in ttl mode,
  * once per version in immutable mode. Reads pass the checked status on, so S3A's ETag change
- * detection also refuses an object that changes between the check and the read.
+ * detection also refuses an object that changes between the check and the read. A read is one
+ * request whose bytes are announced as they arrive (every {@value #ANNOUNCE_BYTES} bytes), so an owner
+ * can send them to its peer while it fetches them.
  */
 public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SourceFileSystems.class);
   /** Most file systems (one per scheme and authority) open at once. */
   static final int MAX_FILE_SYSTEMS = 16;
+  /** How many new bytes a read announces at once to whoever sends them on as they arrive. */
+  private static final int ANNOUNCE_BYTES = 64 * 1024;
   private static final String REMOTE_FILE_CHANGED = "org.apache.hadoop.fs.s3a.RemoteFileChangedException";
 
   private final Configuration conf;
@@ -78,14 +84,34 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
 
       @Override
       public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        readFully(position, buffer, offset, length, arrived -> { });
+      }
+
+      @Override
+      public void readFully(long position, byte[] buffer, int offset, int length, IntConsumer arrived) throws IOException {
         FileStatus current = status;
         if (current == null) {
           current = check(fs, path, version);
           status = current;
         }
+        // random: the first read asks for [position, position + length), one request; the reads after it continue that request
         try (FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(path).withFileStatus(current)
             .opt(Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY, "random").build())) {
-          in.readFully(position, buffer, offset, length);
+          in.seek(position);
+          int read = 0;
+          int announced = 0;
+          while (read < length) {
+            int n = in.read(buffer, offset + read, length - read);
+            if (n < 0) {
+              throw new EOFException("Source " + path + " ended at " + (position + read) + ", reading [" + position + ", +" + length + ") of "
+                  + version);
+            }
+            read += n;
+            if (read - announced >= ANNOUNCE_BYTES || read == length) {
+              arrived.accept(read);
+              announced = read;
+            }
+          }
         } catch (FileNotFoundException e) {
           throw new StaleVersionException("Source no longer has " + version, e);
         } catch (IOException e) {

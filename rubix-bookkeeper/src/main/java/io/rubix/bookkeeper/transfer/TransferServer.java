@@ -3,10 +3,13 @@ package io.rubix.bookkeeper.transfer;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.fetch.OwnerFetcher;
+import io.rubix.bookkeeper.fetch.OwnerFetcher.Outcome;
+import io.rubix.core.read.ArrivingBlock;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheMetadataService;
+import io.rubix.spi.wire.AnswerEncoder;
 import io.rubix.spi.wire.TransferProtocol;
 import io.rubix.spi.wire.TransferProtocol.Received;
 import io.rubix.spi.wire.TransferProtocol.Request;
@@ -36,25 +39,25 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.crypto.Mac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The BookKeeper's data-transfer port ({@link TransferProtocol}): serves cached blocks of the version
- * a peer names, straight from the cache file with {@link FileChannel#transferTo}. With an
- * {@link OwnerFetcher}, blocks a request asks to be filled that are not cached are first fetched
- * from the source (bounded; see there), so a non-owner's read warms the owner. One request per
+ * a peer names, straight from the cache file ({@link AnswerWriter}). With an {@link OwnerFetcher},
+ * blocks a request asks to be filled that are not cached are fetched from the source (bounded; see
+ * there) and sent as their bytes arrive, while the fetch writes and commits them, so a non-owner's
+ * read warms the owner and waits for neither the write nor the commit. One request per
  * connection, handled by a small bounded pool; a connection beyond it is closed at once. A request
  * only reads blocks its version's metadata says are cached; a malformed one gets BAD_REQUEST, a
  * connection whose reads stall is closed after the timeout, and every connection is closed at the
  * latest after max(10s, 5 x timeout), so a peer that stops reading cannot hold a worker.
  *
- * <p>Without a secret the blocks go from the cache file to the socket with {@link FileChannel#transferTo}
- * (no copy through the heap). With a secret every answer to an authorized request ends with a
- * response MAC bound to that request ({@link TransferProtocol}): the blocks are then read from the
- * file into one heap buffer per connection, MACed and written from those very bytes, so the MAC
- * always covers exactly what was sent, even if the file changes meanwhile.
+ * <p>Without a secret cached blocks go from the cache file to the socket with {@link FileChannel#transferTo}
+ * (no copy through the heap). With a secret every block and every answer to an authorized request
+ * ends with a response MAC bound to that request ({@link TransferProtocol}): the bytes are MACed as they
+ * are written, so the MAC always covers exactly what was sent, even if the file changes meanwhile.
+ * Blocks being fetched are sent from the fetch's buffer; their CRC32C is computed over the bytes sent.
  *
  * <p>Threads: one acceptor, a bounded worker pool (one connection each, confined to its worker), one
  * watchdog that closes connections at their deadline. The server owns the listener, pool and watchdog
@@ -62,8 +65,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TransferServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(TransferServer.class);
-  /** The buffer blocks go through when they are MACed. */
-  private static final int MAC_BUFFER_BYTES = 256 * 1024;
 
   private final CacheMetadataService service;
   /** Fills blocks peers ask for and this node lacks, or null when this node only serves what it has. */
@@ -75,6 +76,8 @@ public final class TransferServer implements Closeable {
   private final Thread acceptor;
   private final ScheduledExecutorService watchdog;
   private final long connectionDeadlineMillis;
+  /** How long a block being fetched may send no new byte before the answer ends there. */
+  private final long fetchWaitNanos;
   private final AtomicLong bytesServed = new AtomicLong();
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
@@ -109,6 +112,7 @@ public final class TransferServer implements Closeable {
     });
     workers.allowCoreThreadTimeOut(true);
     this.connectionDeadlineMillis = Math.max(10_000L, 5L * timeoutMillis) + (fetcher == null ? 0 : fetcher.timeout().toMillis());
+    this.fetchWaitNanos = fetcher == null ? 0 : fetcher.timeout().toNanos();
     this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "rubix-transfer-watchdog-" + listenPort);
       t.setDaemon(true);
@@ -187,12 +191,12 @@ public final class TransferServer implements Closeable {
       } catch (TransferProtocol.UnsupportedVersionException e) {
         LOG.debug("Block-transfer request from {} in another protocol version: {}", channel.getRemoteAddress(), e.getMessage());
         badRequests.incrementAndGet();
-        respond(channel, Status.UNSUPPORTED_VERSION, null);
+        respond(channel, new AnswerEncoder(null), Status.UNSUPPORTED_VERSION);
         return;
       } catch (TransferProtocol.ProtocolException | IllegalArgumentException e) {
         LOG.debug("Bad block-transfer request from {}: {}", channel.getRemoteAddress(), e.getMessage());
         badRequests.incrementAndGet();
-        respond(channel, Status.BAD_REQUEST, null);
+        respond(channel, new AnswerEncoder(null), Status.BAD_REQUEST);
         return;
       }
       requests.incrementAndGet();
@@ -200,10 +204,10 @@ public final class TransferServer implements Closeable {
         // counted, not logged at warn: a scanner must not flood the log
         LOG.debug("Block-transfer request from {} without a valid MAC refused", channel.getRemoteAddress());
         unauthorized.incrementAndGet();
-        respond(channel, Status.UNAUTHORIZED, null);
+        respond(channel, new AnswerEncoder(null), Status.UNAUTHORIZED);
         return;
       }
-      send(channel, received.request(), received.responseMac(secret));
+      send(channel, received.request(), new AnswerEncoder(received.responseMac(secret)));
     } catch (EOFException | SocketTimeoutException e) {
       LOG.debug("Block-transfer connection ended early or stalled: {}", e.toString());
     } catch (IOException | RuntimeException e) {
@@ -215,14 +219,14 @@ public final class TransferServer implements Closeable {
     }
   }
 
-  /** Answers {@code request}; with {@code mac} (a response MAC bound to the request) every answer ends with it. */
-  private void send(SocketChannel channel, Request request, Mac mac) throws IOException {
+  /** Answers {@code request} through {@code encoder} (which MACs every answer when the request was authenticated). */
+  private void send(SocketChannel channel, Request request, AnswerEncoder encoder) throws IOException {
     ObjectVersion version = request.version();
     int first = request.firstBlock();
     int end = first + request.blockCount();
     if (request.blockSize() != service.blockSize()) {
       badRequests.incrementAndGet();
-      respond(channel, Status.BAD_REQUEST, mac);
+      respond(channel, encoder, Status.BAD_REQUEST);
       return;
     }
     BlockRange status;
@@ -230,110 +234,94 @@ public final class TransferServer implements Closeable {
       status = service.status(version, first, end);
     } catch (IllegalArgumentException e) {
       badRequests.incrementAndGet();
-      respond(channel, Status.BAD_REQUEST, mac);
+      respond(channel, encoder, Status.BAD_REQUEST);
       return;
     } catch (IOException | RuntimeException e) {
       LOG.warn("Metadata lookup for a block transfer of {} failed", version.path(), e);
-      respond(channel, Status.ERROR, mac);
+      respond(channel, encoder, Status.ERROR);
       return;
     }
     int cached = leadingCached(status, first, end);
+    OwnerFetcher.Fill fill = null;
     if (cached < end - first && request.fill() && fetcher != null) {
-      OwnerFetcher.Outcome outcome = fetcher.fill(version, first + cached, end);
-      if (outcome == OwnerFetcher.Outcome.NOT_ALLOWED && cached == 0) {
-        // a store this node's configuration does not name: nothing was opened or connected to
-        LOG.debug("Peer asked to fill blocks [{}, {}) of {}, whose scheme or authority this node does not fetch", first, end, version.path());
-        badRequests.incrementAndGet();
-        respond(channel, Status.BAD_REQUEST, mac);
-        return;
-      }
-      if (outcome == OwnerFetcher.Outcome.STALE && cached == 0) {
-        respond(channel, Status.STALE, mac);
-        return;
-      }
-      if (outcome == OwnerFetcher.Outcome.FILLED) {
+      // the blocks this node fetches for the request can be sent as they arrive from now on
+      fill = fetcher.start(version, first + cached, end);
+    }
+    String what = "blocks [" + first + ", " + end + ") of " + version.path();
+    AnswerWriter answer = new AnswerWriter(channel, encoder, what);
+    FileChannel file = null;
+    Outcome outcome = null;
+    try {
+      int b = first;
+      while (b < end) {
+        int length = version.blockLength(b, request.blockSize());
+        if (status.state(b) == BlockState.CACHED) {
+          if (file == null) {
+            file = open(status.dataFile());
+          }
+          if (file == null || !answer.sendCached(file, (long) b * request.blockSize(), length, status.crc32c(b))) {
+            // evicted since the status was read
+            break;
+          }
+          b++;
+          continue;
+        }
+        if (fill == null || b >= fill.end()) {
+          break;
+        }
+        ArrivingBlock arriving = fetcher.arriving(fill, version, b);
+        if (arriving != null) {
+          if (!answer.sendArriving(arriving, fetchWaitNanos)) {
+            break;
+          }
+          b++;
+          continue;
+        }
+        // neither cached nor arriving in this node: another process fetches it, or the fill has ended; once the fill ends it may be cached
+        if (outcome != null) {
+          break;
+        }
+        outcome = fetcher.await(fill, first + cached);
+        if (outcome != Outcome.FILLED) {
+          break;
+        }
         try {
           status = service.status(version, first, end);
         } catch (IOException | RuntimeException e) {
           LOG.warn("Metadata lookup for a block transfer of {} failed", version.path(), e);
-          respond(channel, Status.ERROR, mac);
-          return;
+          break;
         }
-        cached = leadingCached(status, first, end);
+        closeQuietly(file);
+        file = null;
       }
-    }
-    if (cached == 0) {
-      respond(channel, Status.NOT_CACHED, mac);
-      return;
-    }
-    // the blocks cached from the first one on: the reader reads the others elsewhere
-    end = first + cached;
-    int blockSize = request.blockSize();
-    int[] lengths = new int[end - first];
-    int[] crcs = new int[end - first];
-    for (int b = first; b < end; b++) {
-      lengths[b - first] = version.blockLength(b, blockSize);
-      crcs[b - first] = status.crc32c(b);
-    }
-    FileChannel file;
-    try {
-      file = FileChannel.open(Path.of(status.dataFile()), StandardOpenOption.READ);
-    } catch (NoSuchFileException e) {
-      // evicted since the status was read
-      respond(channel, Status.NOT_CACHED, mac);
-      return;
-    }
-    try (file) {
-      long start = (long) first * blockSize;
-      long length = 0;
-      for (int l : lengths) {
-        length += l;
-      }
-      if (file.size() < start + length) {
-        respond(channel, Status.NOT_CACHED, mac);
+      if (answer.started()) {
+        answer.end();
+        bytesServed.addAndGet(answer.blockBytes());
         return;
       }
-      byte[] header = TransferProtocol.encodeResponse(Status.OK, lengths, crcs);
-      write(channel, ByteBuffer.wrap(header));
-      String what = "blocks [" + first + ", " + end + ") of " + version.path() + " from cache file " + status.dataFile();
-      if (mac == null) {
-        transfer(file, start, length, channel, what);
-      } else {
-        mac.update(header);
-        transferMacing(file, start, length, channel, mac, what);
-      }
-      write(channel, ByteBuffer.wrap(TransferProtocol.trailer(mac)));
-      bytesServed.addAndGet(length);
+    } finally {
+      closeQuietly(file);
+    }
+    // not one block: say why
+    if (fill != null && outcome == null) {
+      outcome = fetcher.await(fill, first + cached);
+    }
+    if (outcome == Outcome.NOT_ALLOWED) {
+      // a store this node's configuration does not name: nothing was opened or connected to
+      LOG.debug("Peer asked to fill {}, whose scheme or authority this node does not fetch", what);
+      badRequests.incrementAndGet();
+      respond(channel, encoder, Status.BAD_REQUEST);
+    } else {
+      respond(channel, encoder, outcome == Outcome.STALE ? Status.STALE : Status.NOT_CACHED);
     }
   }
 
-  /** Sends {@code [start, start + length)} of {@code file} without copying it through the heap. */
-  private static void transfer(FileChannel file, long start, long length, SocketChannel channel, String what) throws IOException {
-    long sent = 0;
-    while (sent < length) {
-      long n = file.transferTo(start + sent, length - sent, channel);
-      if (n <= 0) {
-        // the file shrank under us: close the connection, the peer reads the source
-        throw new EOFException("Cache file ended after " + sent + " of " + length + " bytes while sending " + what);
-      }
-      sent += n;
-    }
-  }
-
-  /** Sends {@code [start, start + length)} of {@code file} through one buffer, adding exactly the bytes sent to {@code mac}. */
-  private static void transferMacing(FileChannel file, long start, long length, SocketChannel channel, Mac mac, String what) throws IOException {
-    ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(length, MAC_BUFFER_BYTES));
-    long sent = 0;
-    while (sent < length) {
-      buffer.clear().limit((int) Math.min(buffer.capacity(), length - sent));
-      int n = file.read(buffer, start + sent);
-      if (n <= 0) {
-        throw new EOFException("Cache file ended after " + sent + " of " + length + " bytes while sending " + what);
-      }
-      buffer.flip();
-      mac.update(buffer.array(), 0, n);
-      write(channel, buffer);
-      sent += n;
+  /** The cache file {@code dataFile}, or null when it is gone (evicted since the status was read). */
+  private static FileChannel open(String dataFile) throws IOException {
+    try {
+      return FileChannel.open(Path.of(dataFile), StandardOpenOption.READ);
+    } catch (NoSuchFileException e) {
+      return null;
     }
   }
 
@@ -345,19 +333,22 @@ public final class TransferServer implements Closeable {
     return b - first;
   }
 
-  /** Answers with {@code status} alone, ending with the response MAC when {@code mac} is not null. */
-  private static void respond(SocketChannel channel, Status status, Mac mac) throws IOException {
-    byte[] header = TransferProtocol.encodeResponse(status, null, null);
-    if (mac != null) {
-      mac.update(header);
-    }
-    write(channel, ByteBuffer.wrap(header));
-    write(channel, ByteBuffer.wrap(TransferProtocol.trailer(mac)));
-  }
-
-  private static void write(SocketChannel channel, ByteBuffer bytes) throws IOException {
+  /** Answers with {@code status} alone (and its tag). */
+  private static void respond(SocketChannel channel, AnswerEncoder encoder, Status status) throws IOException {
+    ByteBuffer bytes = ByteBuffer.wrap(encoder.status(status));
     while (bytes.hasRemaining()) {
       channel.write(bytes);
+    }
+  }
+
+  private static void closeQuietly(Closeable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (IOException ignored) {
+      // nothing to do
     }
   }
 

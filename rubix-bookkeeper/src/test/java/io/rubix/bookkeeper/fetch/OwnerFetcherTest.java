@@ -107,8 +107,9 @@ class OwnerFetcherTest {
     try (OwnerFetcher fetcher = fetcher(1, Duration.ofMillis(200), 1 << 20, version -> slow)) {
       long start = System.nanoTime();
       assertThat(fetcher.fill(VERSION, 0, 1)).isEqualTo(Outcome.FAILED);
-      // the one fill thread is still busy: the next request is refused at once
-      assertThat(fetcher.fill(VERSION, 5, 6)).isEqualTo(Outcome.REFUSED);
+      // the one fill thread is still busy: the next request waits for it (no longer than the timeout), the one after is refused at once
+      assertThat(fetcher.fill(VERSION, 5, 6)).isEqualTo(Outcome.FAILED);
+      assertThat(fetcher.fill(VERSION, 7, 8)).isEqualTo(Outcome.REFUSED);
       assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
       assertThat(engine.stats().get(CacheCounter.PEER_FILL_BUSY)).isEqualTo(1);
       release.countDown();

@@ -21,6 +21,7 @@ import io.rubix.spi.wire.TransferProtocol.Request;
 import io.rubix.spi.wire.TransferProtocol.Status;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -156,25 +157,28 @@ class PeerResponseAuthenticationTest {
     });
   }
 
-  /** An OK response with {@code fill} for every byte of the blocks asked for, their true CRC32Cs, and then {@code trailer}. */
-  private byte[] forged(Request request, byte fill, byte[] trailer) {
-    int count = request.blockCount();
-    int[] lengths = new int[count];
-    int[] crcs = new int[count];
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    for (int i = 0; i < count; i++) {
-      lengths[i] = request.version().blockLength(request.firstBlock() + i, BLOCK);
-      byte[] block = new byte[lengths[i]];
-      Arrays.fill(block, fill);
-      CRC32C crc = new CRC32C();
-      crc.update(block);
-      crcs[i] = (int) crc.getValue();
-      body.writeBytes(block);
-    }
+  /** An OK response with {@code fill} for every byte of the blocks asked for, their true CRC32Cs, and {@code tag} after each block and the end. */
+  private byte[] forged(Request request, byte fill, byte[] tag) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.writeBytes(TransferProtocol.encodeResponse(Status.OK, lengths, crcs));
-    out.writeBytes(body.toByteArray());
-    out.writeBytes(trailer);
+    DataOutputStream data = new DataOutputStream(out);
+    try {
+      data.write(TransferProtocol.encodeStatus(Status.OK));
+      for (int i = 0; i < request.blockCount(); i++) {
+        byte[] block = new byte[request.version().blockLength(request.firstBlock() + i, BLOCK)];
+        Arrays.fill(block, fill);
+        CRC32C crc = new CRC32C();
+        crc.update(block);
+        data.writeInt(block.length);
+        data.write(block);
+        data.writeInt(TransferProtocol.BLOCK_END);
+        data.writeInt((int) crc.getValue());
+        data.write(tag);
+      }
+      data.writeInt(TransferProtocol.END);
+      data.write(tag);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
     return out.toByteArray();
   }
 
@@ -210,7 +214,7 @@ class PeerResponseAuthenticationTest {
   void anUnauthenticatedNotCachedIsAFailureOfThePeerWithASecret() throws Exception {
     Future<byte[]> answered = answerOnce(request -> {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
-      out.writeBytes(TransferProtocol.encodeResponse(Status.NOT_CACHED, null, null));
+      out.writeBytes(TransferProtocol.encodeStatus(Status.NOT_CACHED));
       out.write(0);
       return out.toByteArray();
     });

@@ -3,6 +3,7 @@ package io.rubix.core.peer;
 import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
+import io.rubix.spi.wire.AnswerDecoder;
 import io.rubix.spi.wire.TransferProtocol;
 import io.rubix.spi.wire.TransferProtocol.Status;
 import java.io.BufferedInputStream;
@@ -18,7 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.CRC32C;
+import java.util.function.Consumer;
 import javax.crypto.Mac;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,13 +32,16 @@ import static java.util.Objects.requireNonNull;
  * asks the owner to fetch blocks it lacks from the source first and waits up to
  * {@code rubix.network.transfer.fetch.timeout} longer for its answer. A peer that fails is reported
  * down to the cluster's {@link io.rubix.core.cluster.NodeLiveness}, which takes it out of the ring
- * until it answers again; a peer that answers NOT_CACHED, STALE or BAD_REQUEST (it does not fetch from
+ * until it answers again, and when it sent no block its runner-up, the blocks' owner now, is asked
+ * once in its place (so that it caches them); a peer that answers NOT_CACHED, STALE or BAD_REQUEST (it does not fetch from
  * that store, or the configurations disagree: asking again would not help, but the peer is up) is not.
  *
- * <p>With a transfer secret every OK, NOT_CACHED, STALE and BAD_REQUEST answer must carry a valid response MAC
- * bound to the request: the whole answer (at most {@link TransferProtocol#MAX_BLOCKS} blocks) is read
- * into memory and verified before any block is handed on. An answer that fails verification (MAC or
- * CRC32C) is a failure of the peer, counted by {@link #badResponses()} and logged at warn.
+ * <p>An owner sends blocks as it has them (from its cache, or from the source while it fetches them),
+ * each followed by its CRC32C: a block is held in memory until it is complete and verified, then handed
+ * on at once, before the rest of the answer. With a transfer secret every block and every OK, NOT_CACHED,
+ * STALE and BAD_REQUEST answer must also carry a valid response MAC bound to the request. An answer that
+ * fails verification (MAC or CRC32C) is a failure of the peer, counted by {@link #badResponses()} and
+ * logged at warn; the blocks verified before it stay served, the others are read from the source.
  *
  * <p>Thread-safe: each {@link #fetch} uses its own connection; the only shared state is the counter.
  */
@@ -72,8 +76,23 @@ public final class PeerClient implements PeerReader {
   }
 
   @Override
-  public Transfer fetch(ObjectVersion version, int blockSize, int first, int end) {
+  public Transfer fetch(ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) {
     ClusterNode owner = peerOf(version.path(), (long) first * blockSize);
+    Transfer transfer = fetchFrom(owner, version, blockSize, first, end, received);
+    if (owner != null && transfer.served().isEmpty() && locality.liveness().isDown(owner.id())) {
+      // the owner failed and left the ring: its runner-up owns the blocks now. Asking it (once) makes it fetch
+      // and cache them, so they cross from the source once, not for this read and again for the runner-up
+      ClusterNode runnerUp = peerOf(version.path(), (long) first * blockSize);
+      if (runnerUp != null && !runnerUp.equals(owner)) {
+        LOG.debug("Asking {} for blocks [{}, {}) of {} in place of {}, which is down", runnerUp.id(), first, end, version.path(), owner.id());
+        return fetchFrom(runnerUp, version, blockSize, first, end, received);
+      }
+    }
+    return transfer;
+  }
+
+  /** Fetches a leading run of blocks {@code [first, end)} of {@code version} from {@code owner} (null: this node or none). */
+  private Transfer fetchFrom(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) {
     int groupEnd = first + 1;
     while (groupEnd < end && groupEnd - first < TransferProtocol.MAX_BLOCKS
         && Objects.equals(owner, peerOf(version.path(), (long) groupEnd * blockSize))) {
@@ -82,21 +101,27 @@ public final class PeerClient implements PeerReader {
     if (owner == null) {
       return new Transfer(List.of(), groupEnd, false);
     }
+    List<PeerBlock> blocks = new ArrayList<>();
     try {
-      return new Transfer(fetch(owner, version, blockSize, first, groupEnd), groupEnd, false);
+      fetch(owner, version, blockSize, first, groupEnd, block -> {
+        blocks.add(block);
+        received.accept(block);
+      });
+      return new Transfer(blocks, groupEnd, blocks.size() < groupEnd - first);
     } catch (TransferProtocol.BadResponseException e) {
       badResponses.incrementAndGet();
-      LOG.warn("Rejected the answer of peer {} ({}:{}) for blocks [{}, {}) of {}: {}", owner.id(), owner.host(), config.port(), first, groupEnd,
-          version.path(), e.getMessage());
+      LOG.warn("Rejected the answer of peer {} ({}:{}) for blocks [{}, {}) of {} after {} verified blocks: {}", owner.id(), owner.host(),
+          config.port(), first, groupEnd, version.path(), blocks.size(), e.getMessage());
       locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed verification: " + e.getMessage());
-      return new Transfer(List.of(), groupEnd, true);
+      return new Transfer(blocks, groupEnd, true);
     } catch (NotServedException e) {
       LOG.debug("Blocks [{}, {}) of {} not served by {}: {}", first, groupEnd, version.path(), owner.id(), e.status);
-      return new Transfer(List.of(), groupEnd, true);
+      return new Transfer(blocks, groupEnd, true);
     } catch (IOException | RuntimeException e) {
-      LOG.debug("Peer read of blocks [{}, {}) of {} from {}:{} failed: {}", first, groupEnd, version.path(), owner.host(), config.port(), e.toString());
+      LOG.debug("Peer read of blocks [{}, {}) of {} from {}:{} failed after {} blocks: {}", first, groupEnd, version.path(), owner.host(),
+          config.port(), blocks.size(), e.toString());
       locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed: " + e);
-      return new Transfer(List.of(), groupEnd, true);
+      return new Transfer(blocks, groupEnd, true);
     }
   }
 
@@ -125,67 +150,38 @@ public final class PeerClient implements PeerReader {
     return owner.get();
   }
 
-  /** Fetches a leading run of blocks {@code [first, end)} from {@code owner}: at least one block, or an exception. */
-  private List<PeerBlock> fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end) throws IOException {
+  /**
+   * Fetches a leading run of blocks {@code [first, end)} from {@code owner}, handing each block to
+   * {@code received} once it is verified; a block the answer begins and does not end is dropped.
+   */
+  private void fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) throws IOException {
     byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version, blockSize, first, end - first, fill), secret);
     Mac mac = secret == null ? null : TransferProtocol.responseMac(secret, TransferProtocol.requestMac(request));
     String what = "the answer of peer " + owner.id() + " for blocks [" + first + ", " + end + ") of " + version.path();
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(owner.host(), config.port()), timeoutMillis);
-      // the owner may fetch the blocks from the source before it answers
+      // the owner may fetch the blocks from the source before it answers, and sends them as they arrive
       socket.setSoTimeout(timeoutMillis + statusWaitMillis);
       socket.setTcpNoDelay(true);
       OutputStream out = socket.getOutputStream();
       out.write(request);
       out.flush();
-      DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
-      Status status = TransferProtocol.readStatus(in);
+      AnswerDecoder answer = new AnswerDecoder(new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024)), mac, what);
+      Status status = answer.status();
       if (status == Status.NOT_CACHED || status == Status.STALE || status == Status.BAD_REQUEST) {
-        if (mac != null) {
-          mac.update(TransferProtocol.encodeResponse(status, null, null));
-          TransferProtocol.verifyTrailer(in, mac, what);
-        }
         throw new NotServedException(status);
       }
       if (status != Status.OK) {
         throw new IOException("Peer " + owner.id() + " answered " + status);
       }
-      socket.setSoTimeout(timeoutMillis);
-      int count = in.readInt();
-      if (count < 1 || count > end - first) {
-        throw new TransferProtocol.ProtocolException("Peer sent " + count + " blocks, asked for " + (end - first));
-      }
-      int[] lengths = new int[count];
-      int[] crcs = new int[count];
-      int total = 0;
-      for (int i = 0; i < count; i++) {
-        lengths[i] = in.readInt();
-        crcs[i] = in.readInt();
-        if (lengths[i] != version.blockLength(first + i, blockSize)) {
-          throw new TransferProtocol.ProtocolException("Peer sent " + lengths[i] + " bytes for block " + (first + i) + " of " + version);
+      for (int b = first; b < end; b++) {
+        byte[] bytes = answer.nextBlock(version.blockLength(b, blockSize));
+        if (bytes == null) {
+          return;
         }
-        total += lengths[i];
+        received.accept(new PeerBlock(version, b, bytes, 0, bytes.length));
       }
-      byte[] bytes = new byte[total];
-      in.readFully(bytes);
-      if (mac != null) {
-        mac.update(TransferProtocol.encodeResponse(Status.OK, lengths, crcs));
-        mac.update(bytes);
-        TransferProtocol.verifyTrailer(in, mac, what);
-      }
-      List<PeerBlock> blocks = new ArrayList<>(count);
-      int offset = 0;
-      for (int i = 0; i < count; i++) {
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, offset, lengths[i]);
-        if ((int) crc.getValue() != crcs[i]) {
-          throw new TransferProtocol.BadResponseException("Checksum mismatch in block " + (first + i) + " of " + version.path() + " from peer "
-              + owner.id());
-        }
-        blocks.add(new PeerBlock(version, first + i, bytes, offset, lengths[i]));
-        offset += lengths[i];
-      }
-      return blocks;
+      answer.end();
     }
   }
 

@@ -4,14 +4,24 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.spi.ObjectVersion;
 import java.util.List;
+import java.util.function.Consumer;
 
 /** Reads blocks of splits this node does not own from the nodes that own them. */
 public interface PeerReader {
-  /** One verified block of a version received from a peer: {@code bytes[offset, offset + length)} are block {@code block}. */
-  record PeerBlock(ObjectVersion version, int block, byte[] bytes, int offset, int length) {
+  /**
+   * One verified block of a version received from a peer: {@code bytes[offset, offset + length)} are
+   * block {@code block}; {@code fromSource} when the owner did not serve it and the reader read it
+   * from the source in its place (read-ahead does, so that the reads after it find it in memory).
+   */
+  record PeerBlock(ObjectVersion version, int block, byte[] bytes, int offset, int length, boolean fromSource) {
     public PeerBlock {
       requireNonNull(version, "version is null");
       requireNonNull(bytes, "bytes is null");
+    }
+
+    /** A block received from its owner. */
+    public PeerBlock(ObjectVersion version, int block, byte[] bytes, int offset, int length) {
+      this(version, block, bytes, offset, length, false);
     }
   }
 
@@ -31,10 +41,16 @@ public interface PeerReader {
 
   /**
    * Fetches a leading run of blocks {@code [first, end)} of {@code version} from one owner (the owner
-   * of {@code first}), every block verified against its CRC32C. Covers at least block {@code first}.
-   * Never throws: blocks not served are read from the source by the caller.
+   * of {@code first}), every block verified against its CRC32C (and, with a secret, its response MAC)
+   * and handed to {@code received} as soon as it is, in order, before the fetch returns. Covers at
+   * least block {@code first}. Never throws: blocks not served are read from the source by the caller.
    */
-  Transfer fetch(ObjectVersion version, int blockSize, int first, int end);
+  Transfer fetch(ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received);
+
+  /** {@link #fetch(ObjectVersion, int, int, int, Consumer)}, taking the blocks from the answer only. */
+  default Transfer fetch(ObjectVersion version, int blockSize, int first, int end) {
+    return fetch(version, blockSize, first, end, block -> { });
+  }
 
   /** How long a caller may wait for a fetch another thread runs: the longest one fetch can take. */
   long maxFetchMillis();

@@ -7,6 +7,7 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 /**
  * Brings blocks of an object version into the cache without reading them for anyone: what an owner
@@ -16,10 +17,12 @@ import java.time.Duration;
  */
 public final class BlockFiller {
   private final Fills fills;
+  private final SourceFetches fetches;
   private final int blockSize;
 
-  BlockFiller(Fills fills, int blockSize) {
+  BlockFiller(Fills fills, SourceFetches fetches, int blockSize) {
     this.fills = requireNonNull(fills, "fills is null");
+    this.fetches = requireNonNull(fetches, "fetches is null");
     this.blockSize = blockSize;
   }
 
@@ -33,5 +36,23 @@ public final class BlockFiller {
    */
   public BlockRange fill(ObjectVersion version, Source source, StreamStats stats, int first, int end, Duration wait) throws IOException {
     return fills.fill(new ReadSession(version, source, stats, blockSize), first, end, wait.toMillis());
+  }
+
+  /**
+   * {@link #fill}, started: acquires the blocks in the caller's thread, then fetches, writes and
+   * commits them and waits for the others in one task on {@code executor}. The blocks this JVM fetches
+   * (for this fill or another) can be taken as they arrive from what this returns.
+   *
+   * @throws IOException when the metadata service fails
+   * @throws java.util.concurrent.RejectedExecutionException when {@code executor} refuses the task
+   */
+  public StartedFill start(ObjectVersion version, Source source, StreamStats stats, int first, int end, Duration wait, Executor executor)
+      throws IOException {
+    return fills.startFill(new ReadSession(version, source, stats, blockSize), first, end, wait.toMillis(), executor);
+  }
+
+  /** {@code block} of {@code version} while this JVM fetches it, its bytes as they arrive; null when it does not. */
+  public ArrivingBlock arriving(ObjectVersion version, int block) {
+    return fetches.arriving(version, block);
   }
 }

@@ -114,7 +114,7 @@ public final class BlockReader {
 
   /** A filler that fetches into this reader's cache. */
   public BlockFiller filler() {
-    return new BlockFiller(fills, blockSize);
+    return new BlockFiller(fills, fetches, blockSize);
   }
 
   ReadSession newSession(ObjectVersion version, Source source, StreamStats stats) {

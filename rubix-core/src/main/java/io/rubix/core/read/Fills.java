@@ -9,6 +9,8 @@ import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -94,11 +96,46 @@ final class Fills {
    */
   BlockRange fill(ReadSession s, int first, int end, long waitMillis) throws IOException {
     BlockRange lease = service.acquire(s.version, first, end);
+    return fillGranted(s, lease, fetches.grant(lease, first, end), first, end, waitMillis);
+  }
+
+  /**
+   * {@link #fill}, started: acquires the blocks in the caller's thread and returns the ones this JVM
+   * fetches (for this fill or another) as {@link ArrivingBlock}s, then fetches, writes and commits them
+   * and waits for the others in one task on {@code executor}; the fill's future completes as
+   * {@link #fill} returns or throws.
+   *
+   * @throws IOException when the metadata service fails
+   * @throws RejectedExecutionException when {@code executor} refuses the task (nothing is then granted)
+   */
+  StartedFill startFill(ReadSession s, int first, int end, long waitMillis, Executor executor) throws IOException {
+    BlockRange lease = service.acquire(s.version, first, end);
+    GrantedRuns granted = fetches.grant(lease, first, end);
+    ArrivingBlock[] arriving = new ArrivingBlock[end - first];
+    for (int b = first; b < end; b++) {
+      arriving[b - first] = fetches.arriving(s.version, b);
+    }
+    try {
+      return new StartedFill(first, arriving, CompletableFuture.supplyAsync(() -> {
+        try {
+          return fillGranted(s, lease, granted, first, end, waitMillis);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      }, executor));
+    } catch (RejectedExecutionException e) {
+      granted.close();
+      throw e;
+    }
+  }
+
+  /** Fetches the runs of {@code granted} (which it closes), then waits for the blocks of {@code lease} others fetch. */
+  private BlockRange fillGranted(ReadSession s, BlockRange lease, GrantedRuns granted, int first, int end, long waitMillis) throws IOException {
     boolean othersFetching = false;
     for (int b = first; b < end; b++) {
       othersFetching |= lease.state(b) == BlockState.IN_FLIGHT;
     }
-    try (GrantedRuns granted = fetches.grant(lease, first, end); ChunkFetches chunks = new ChunkFetches(fetchExecutor)) {
+    try (granted; ChunkFetches chunks = new ChunkFetches(fetchExecutor)) {
       try {
         List<GrantedRun> runs = granted.in(first, end);
         for (int i = 1; i < runs.size(); i++) {

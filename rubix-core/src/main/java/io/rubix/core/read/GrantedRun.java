@@ -29,6 +29,7 @@ final class GrantedRun implements AutoCloseable {
   private final Path dataFile;
   private final int first;
   private final int end;
+  private final ArrivingBytes arriving;
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile boolean writing;
 
@@ -43,7 +44,8 @@ final class GrantedRun implements AutoCloseable {
     this.leaseId = leaseId;
     this.first = first;
     this.end = end;
-    inFlight.register(version, first, end);
+    this.arriving = new ArrivingBytes(first);
+    inFlight.register(version, first, end, arriving);
   }
 
   int first() {
@@ -58,8 +60,14 @@ final class GrantedRun implements AutoCloseable {
     return dataFile;
   }
 
+  /** The run's bytes as its fetch reads them. */
+  ArrivingBytes arriving() {
+    return arriving;
+  }
+
   /** Hands the fetched bytes of the run's blocks to readers of this JVM waiting for them. */
   void publish(byte[] bytes, int blockSize) {
+    arriving.complete();
     inFlight.publish(version, first, bytes, blockSize);
   }
 
@@ -95,7 +103,9 @@ final class GrantedRun implements AutoCloseable {
     if (!ended.compareAndSet(false, true)) {
       return;
     }
-    inFlight.finish(version, first, end, new IOException("Fetch of blocks [" + first + ", " + end + ") of " + version.path() + " did not complete"));
+    IOException failure = new IOException("Fetch of blocks [" + first + ", " + end + ") of " + version.path() + " did not complete");
+    arriving.fail(failure);
+    inFlight.finish(version, first, end, failure);
     abort(first, end, writing);
   }
 

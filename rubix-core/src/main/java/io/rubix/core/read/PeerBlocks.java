@@ -11,11 +11,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Bytes of blocks this node does not cache, from the nodes that own them: blocks this stream read
  * ahead or another thread of this JVM is receiving are taken from that transfer, the others asked for
- * one chunk at a time; blocks no owner serves are read from the source ({@link SourceReads}).
+ * one chunk at a time; blocks no owner serves are read from the source ({@link SourceReads}), by read-ahead
+ * one request per run of them and kept like received blocks, so a stream's small reads do not each
+ * make a source request when an owner refuses a chunk.
  *
  * <p>Ownership: owns this JVM's {@link PeerTransfers} and, of a {@link ReadSession}, {@code lastPeerBlock}
  * and the entries it adds to {@code peerAhead} (the session's window bookkeeping drops passed ones).
@@ -25,6 +29,7 @@ import java.util.concurrent.RejectedExecutionException;
  * other read classes. Exists only when peer reads are on.
  */
 final class PeerBlocks {
+  private static final Logger LOG = LoggerFactory.getLogger(PeerBlocks.class);
   private final int blockSize;
   private final int chunkBlocks;
   private final int readAheadBlocks;
@@ -99,7 +104,11 @@ final class PeerBlocks {
           sourceFrom = -1;
         }
         span.range(from, to).put(block.bytes(), block.offset() + (int) (from - blockStart));
-        peerBytes += to - from;
+        if (block.fromSource()) {
+          sourceBytes += to - from;
+        } else {
+          peerBytes += to - from;
+        }
         s.lastPeerBlock = block;
       }
       b = next;
@@ -119,7 +128,9 @@ final class PeerBlocks {
   void readAhead(ReadSession s, int firstBlock, int lastBlock) {
     int[] ahead = s.notePeerRead(firstBlock, lastBlock, readAheadBlocks, chunkBlocks);
     if (ahead != null) {
-      startReadAhead(s, ahead[0], ahead[1]);
+      // read-ahead starts before the read: the read's own blocks, when nothing has them yet, go in its first
+      // request, so that an owner with fewer fill threads than requests does not answer the read-ahead first
+      startReadAhead(s, ahead[0] == lastBlock + 1 ? firstBlock : ahead[0], ahead[1]);
     }
   }
 
@@ -127,7 +138,7 @@ final class PeerBlocks {
   private void startReadAhead(ReadSession s, int first, int end) {
     int b = first;
     while (b < end) {
-      if (admission.admits(s, b) || s.peerAhead.containsKey(b)) {
+      if (admission.admits(s, b) || s.peerBlock(b) != null) {
         b++;
         continue;
       }
@@ -137,7 +148,7 @@ final class PeerBlocks {
         b++;
         continue;
       }
-      int runEnd = BlockRuns.end(b, end, chunkBlocks, x -> admission.admits(s, x) || s.peerAhead.containsKey(x) ? 0 : 1);
+      int runEnd = BlockRuns.end(b, end, chunkBlocks, x -> admission.admits(s, x) || s.peerBlock(x) != null ? 0 : 1);
       List<CompletableFuture<PeerBlock>> claimed = transfers.claim(s.version, b, runEnd);
       if (claimed.isEmpty()) {
         continue;
@@ -149,7 +160,8 @@ final class PeerBlocks {
       s.stats.add(CacheCounter.PEER_READAHEAD_BLOCKS, claimed.size());
       try {
         fetchExecutor.execute(() -> {
-          if (transfers.transfer(s.version, blockSize, start, claimed)) {
+          // blocks the owner does not serve are read here too, one request per run: the stream's small reads then find them in memory
+          if (transfers.transfer(s.version, blockSize, start, claimed, (from, to) -> fromSource(s, from, to))) {
             s.stats.add(CacheCounter.FALLBACK_PEER, 1);
           }
         });
@@ -158,6 +170,27 @@ final class PeerBlocks {
       }
       b += claimed.size();
     }
+  }
+
+  /** Blocks {@code [first, end)} read from the source with one request; none when it fails (the reads then try themselves). */
+  private List<PeerBlock> fromSource(ReadSession s, int first, int end) {
+    long start = (long) first * blockSize;
+    int length = (int) (Math.min((long) end * blockSize, s.version.length()) - start);
+    byte[] bytes = new byte[length];
+    try {
+      s.source.readFully(start, bytes, 0, length);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Reading blocks [{}, {}) of {} that their owner did not serve failed", first, end, s.version.path(), e);
+      return List.of();
+    }
+    s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
+    s.stats.add(CacheCounter.SOURCE_BYTES, length);
+    List<PeerBlock> blocks = new ArrayList<>(end - first);
+    for (int b = first; b < end; b++) {
+      int offset = (b - first) * blockSize;
+      blocks.add(new PeerBlock(s.version, b, bytes, offset, s.version.blockLength(b, blockSize), true));
+    }
+    return blocks;
   }
 
   /** Forgets what the session received or is receiving from owners (a stream's {@code unbuffer}). */

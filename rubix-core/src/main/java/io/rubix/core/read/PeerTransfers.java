@@ -62,25 +62,67 @@ final class PeerTransfers {
    * @return whether a peer was asked and failed to serve some of them
    */
   boolean transfer(ObjectVersion version, int blockSize, int first, List<CompletableFuture<PeerBlock>> claimed) {
+    return transfer(version, blockSize, first, claimed, null);
+  }
+
+  /**
+   * {@link #transfer}, reading the blocks no owner served with {@code unserved} (one call per run of them)
+   * instead of leaving them to the readers; a block {@code unserved} does not give is left to them.
+   */
+  boolean transfer(ObjectVersion version, int blockSize, int first, List<CompletableFuture<PeerBlock>> claimed, Unserved unserved) {
     int end = first + claimed.size();
     boolean failed = false;
     try {
       int b = first;
+      // the first block of a run no owner served, not read yet; -1 when there is none
+      int gap = -1;
       while (b < end) {
-        PeerReader.Transfer transfer = peers.fetch(version, blockSize, b, end);
+        // a waiting reader takes each block as soon as it is in, not when the whole answer is
+        PeerReader.Transfer transfer = peers.fetch(version, blockSize, b, end, block -> claimed.get(block.block() - first).complete(block));
         failed |= transfer.failed();
         for (PeerBlock block : transfer.served()) {
           claimed.get(block.block() - first).complete(block);
         }
-        b = Math.max(b + 1, Math.min(end, transfer.end()));
-        for (int r = first; r < b; r++) {
-          claimed.get(r - first).complete(null);
+        int servedEnd = b + transfer.served().size();
+        int next = Math.max(b + 1, Math.min(end, transfer.end()));
+        if (gap >= 0 && servedEnd > b) {
+          readUnserved(unserved, claimed, first, gap, b);
+          gap = -1;
         }
+        if (servedEnd < next) {
+          if (unserved == null) {
+            readUnserved(null, claimed, first, servedEnd, next);
+          } else if (gap < 0) {
+            gap = servedEnd;
+          }
+        }
+        b = next;
+      }
+      if (gap >= 0) {
+        readUnserved(unserved, claimed, first, gap, end);
       }
     } finally {
       abandon(version, first, claimed);
     }
     return failed;
+  }
+
+  /** Completes the claimed blocks {@code [from, to)} with what {@code unserved} reads of them (with null when it is null or reads nothing). */
+  private static void readUnserved(Unserved unserved, List<CompletableFuture<PeerBlock>> claimed, int first, int from, int to) {
+    if (unserved != null) {
+      for (PeerBlock block : unserved.read(from, to)) {
+        claimed.get(block.block() - first).complete(block);
+      }
+    }
+    for (int r = from; r < to; r++) {
+      claimed.get(r - first).complete(null);
+    }
+  }
+
+  /** Reads blocks {@code [first, end)}, which no owner served, from elsewhere; never throws (what it cannot read, it leaves out). */
+  @FunctionalInterface
+  interface Unserved {
+    List<PeerBlock> read(int first, int end);
   }
 
   /** Ends claims without a transfer: their waiters read the source. */

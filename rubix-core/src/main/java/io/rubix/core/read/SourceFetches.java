@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.BlockStore;
+import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.IOException;
@@ -74,6 +75,15 @@ final class SourceFetches {
   /** This JVM's fetch of {@code block}: its bytes once read from the source; null when this JVM is not fetching it. */
   CompletableFuture<ByteBuffer> fetching(ReadSession s, int block) {
     return inFlight.get(s.version, block);
+  }
+
+  /** {@code block} of {@code version} as this JVM's fetch reads it from the source; null when this JVM is not fetching it. */
+  ArrivingBlock arriving(ObjectVersion version, int block) {
+    ArrivingBytes run = inFlight.arriving(version, block);
+    if (run == null) {
+      return null;
+    }
+    return new ArrivingBlock(run, (block - run.firstBlock()) * blockSize, version.blockLength(block, blockSize));
   }
 
   /**
@@ -156,7 +166,9 @@ final class SourceFetches {
     long start = (long) run.first() * blockSize;
     int length = (int) (Math.min((long) run.end() * blockSize, s.version.length()) - start);
     byte[] bytes = new byte[length];
-    s.source.readFully(start, bytes, 0, length);
+    ArrivingBytes arriving = run.arriving();
+    arriving.start(bytes);
+    s.source.readFully(start, bytes, 0, length, arriving::arrived);
     run.publish(bytes, blockSize);
     s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
     s.stats.add(CacheCounter.SOURCE_BYTES, length);

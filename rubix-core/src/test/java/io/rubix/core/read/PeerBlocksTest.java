@@ -16,6 +16,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,7 +42,7 @@ class PeerBlocksTest {
     }
 
     @Override
-    public Transfer fetch(ObjectVersion version, int blockSize, int first, int end) {
+    public Transfer fetch(ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) {
       fetches.incrementAndGet();
       List<PeerBlock> served = new ArrayList<>();
       for (int b = first; b < end && held.contains(b); b++) {
@@ -50,6 +51,7 @@ class PeerBlocksTest {
         byte[] bytes = new byte[length + 10];
         System.arraycopy(data, b * blockSize, bytes, 10, length);
         served.add(new PeerBlock(version, b, bytes, 10, length));
+        received.accept(served.get(served.size() - 1));
       }
       return served.isEmpty() ? new Transfer(served, first + 1, true) : new Transfer(served, first + served.size(), false);
     }
@@ -123,20 +125,20 @@ class PeerBlocksTest {
       assertThat(s.noteRead(0, BLOCK / 2, BLOCK, 16, 2)).isNull();
       assertThat(s.noteRead(BLOCK / 2, BLOCK / 2, BLOCK, 16, 2)).isNotNull();
       peers.readAhead(s, 0, 0);
-      // blocks [1, 5), two chunk tasks, nothing asked in the reader's thread
-      assertThat(fixture.count(CacheCounter.PEER_READAHEAD_BLOCKS)).isEqualTo(4);
-      assertThat(queued).hasSize(2);
+      // blocks [1, 5) and the read's own block 0, in the first request: three chunk tasks, nothing asked in the reader's thread
+      assertThat(fixture.count(CacheCounter.PEER_READAHEAD_BLOCKS)).isEqualTo(5);
+      assertThat(queued).hasSize(3);
       assertThat(owners.fetches).hasValue(0);
       while (!queued.isEmpty()) {
         queued.poll().run();
       }
-      assertThat(owners.fetches).hasValue(2);
+      assertThat(owners.fetches).hasValue(3);
 
-      Span span = span(BLOCK, 5L * BLOCK);
-      peers.read(s, 1, 5, span);
-      assertThat(span.buffer().array()).isEqualTo(fixture.bytes(BLOCK, 5L * BLOCK));
-      assertThat(owners.fetches).hasValue(2);
-      assertThat(fixture.count(CacheCounter.PEER_BYTES)).isEqualTo(4L * BLOCK);
+      Span span = span(0, 5L * BLOCK);
+      peers.read(s, 0, 5, span);
+      assertThat(span.buffer().array()).isEqualTo(fixture.bytes(0, 5L * BLOCK));
+      assertThat(owners.fetches).hasValue(3);
+      assertThat(fixture.count(CacheCounter.PEER_BYTES)).isEqualTo(5L * BLOCK);
       assertThat(fixture.sourceRequests).hasValue(0);
     }
   }
@@ -154,8 +156,38 @@ class PeerBlocksTest {
       assertThat(s.noteRead(0, BLOCK / 2, BLOCK, 16, 4)).isNull();
       assertThat(s.noteRead(BLOCK / 2, BLOCK / 2, BLOCK, 16, 4)).isNotNull();
       peers.readAhead(s, 0, 0);
-      assertThat(s.peerAhead.keySet()).containsExactlyInAnyOrder(1, 4);
-      assertThat(fixture.count(CacheCounter.PEER_READAHEAD_BLOCKS)).isEqualTo(2);
+      assertThat(s.peerAhead.keySet()).containsExactlyInAnyOrder(0, 1, 4);
+      assertThat(fixture.count(CacheCounter.PEER_READAHEAD_BLOCKS)).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void blocksAnOwnerDoesNotServeAreReadAheadFromTheSourceInOneRequestAndSmallReadsFindThemInMemory() throws IOException {
+    try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
+      // the owner serves block 0 and refuses the others
+      FakeOwners owners = new FakeOwners(fixture.data, Set.of(0), 4L * BLOCK);
+      Queue<Runnable> queued = new ArrayDeque<>();
+      PeerBlocks peers = new PeerBlocks(owners, BLOCK, 4, NOTHING, queued::add);
+      ReadSession s = fixture.session();
+
+      assertThat(s.noteRead(0, BLOCK / 2, BLOCK, 16, 4)).isNull();
+      assertThat(s.noteRead(BLOCK / 2, BLOCK / 2, BLOCK, 16, 4)).isNotNull();
+      peers.readAhead(s, 0, 0);
+      while (!queued.isEmpty()) {
+        queued.poll().run();
+      }
+      // [0, 4): block 0 served, [1, 4) one source request; [4, 5): one source request
+      assertThat(fixture.sourceRequests).hasValue(2);
+      assertThat(fixture.count(CacheCounter.FALLBACK_PEER)).isEqualTo(2);
+      for (long at = 0; at < 5L * BLOCK; at += 1000) {
+        long to = Math.min(5L * BLOCK, at + 1000);
+        Span span = span(at, to);
+        peers.read(s, (int) (at / BLOCK), (int) ((to - 1) / BLOCK) + 1, span);
+        assertThat(span.buffer().array()).isEqualTo(fixture.bytes(at, to));
+      }
+      assertThat(fixture.sourceRequests).as("small reads make no source request of their own").hasValue(2);
+      assertThat(fixture.count(CacheCounter.PEER_BYTES)).isEqualTo(BLOCK);
+      assertThat(fixture.count(CacheCounter.NON_OWNER_SOURCE_BYTES)).isEqualTo(4L * BLOCK);
     }
   }
 }

@@ -7,9 +7,9 @@ public final class PeerFetchKeys {
   public static final ConfigKey FETCH_ENABLED = new ConfigKey("rubix.network.transfer.fetch.enabled", "true",
       "On the BookKeeper: fetch blocks a peer asks for and this node has not cached from the source (once, coalesced with every other reader of the node), cache them and serve them. On readers: ask owners to do so. Both sides must allow it; off, a block the owner lacks is read from the source by the reader.");
   public static final ConfigKey FETCH_THREADS = new ConfigKey("rubix.network.transfer.fetch.threads", "4",
-      "Peer requests a BookKeeper fills from the source at once; a request beyond them is answered NOT_CACHED at once (the reader reads the source).");
+      "Peer requests a BookKeeper fills from the source at once; as many more wait for a free fill, and a request beyond those is answered NOT_CACHED at once (the reader reads the source).");
   public static final ConfigKey FETCH_TIMEOUT = new ConfigKey("rubix.network.transfer.fetch.timeout", "5s",
-      "Longest time an owner spends fetching blocks for a peer before it answers NOT_CACHED (the fetch goes on and caches the blocks); readers wait this much longer than rubix.network.transfer.timeout for an owner's answer.");
+      "Longest time an owner waits for a fill to start sending, or for the next bytes of a block it is fetching for a peer, before it ends its answer there (NOT_CACHED when nothing was sent; the fetch goes on and caches the blocks); readers wait this much longer than rubix.network.transfer.timeout for an owner's bytes.");
   public static final ConfigKey FETCH_MAX_SIZE = new ConfigKey("rubix.network.transfer.fetch.max.size", "16m",
       "Most bytes one peer request may make an owner fetch from the source (at least one block); the owner serves the blocks it has, the reader reads the rest from the source.");
   public static final ConfigKey FETCH_SCHEMES = new ConfigKey("rubix.network.transfer.fetch.schemes", "s3a,s3,s3n,gs,abfs,abfss,wasb,wasbs,oss,hdfs",

@@ -10,6 +10,7 @@ import java.io.EOFException;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -28,26 +29,34 @@ import javax.crypto.spec.SecretKeySpec;
  *            firstBlock:int32 blockCount:int32 nonce:16 bytes (fresh, random)
  *            macLength:int8 mac:bytes      (0 or 32: HMAC-SHA256 of every byte before macLength, keyed with the shared secret)
  * response = magic:int32 version:int16 status:int8
- *            if OK: blockCount:int32, then per block length:int32 crc32c:int32, then the blocks' bytes in order
- *            macLength:int8 mac:bytes      (0 or 32: see below)
+ *            if OK: the blocks from the first one asked for, in order, each as
+ *                 frameLength:int32 (&gt; 0) and that many of its bytes, repeated until the block is complete,
+ *                 then 0:int32 crc32c:int32 tag           (block end: the block's CRC32C, computed by the sender)
+ *               and at the end -1:int32 tag               (end: no more blocks; a block begun and not ended is not served)
+ *            otherwise: tag
+ * tag      = macLength:int8 mac:bytes      (0 or 32: see below)
  * </pre>
  *
  * A request names one object version: the server serves blocks it has cached for exactly that
  * version. With the {@link #FLAG_FILL} flag an owner that lacks some of them may first fetch them
  * from the source (once, coalesced with its other readers) after checking that the source still has
  * that version ({@link Status#STALE} when it does not). An OK response carries a leading prefix of
- * the blocks asked for (at least one); the reader reads the rest elsewhere. Sizes are bounded; a
+ * the blocks asked for (possibly none, when the owner's fetch fails before the first block ends); the
+ * reader reads the rest elsewhere. The owner sends a block's bytes as they arrive, from its cache file
+ * or, while it fetches them, from the source, so a block's CRC32C follows its bytes. Sizes are bounded; a
  * frame that breaks a bound or does not parse gets {@link Status#BAD_REQUEST}, a frame of another
  * protocol version {@link Status#UNSUPPORTED_VERSION}.
  *
  * <p><b>What the secret protects.</b> With {@code rubix.network.transfer.secret} set on both sides,
  * a request carries an HMAC-SHA256 over all its bytes, nonce included, and the server answers a
- * request whose MAC it verified with a response MAC: HMAC-SHA256 over {@link #RESPONSE_LABEL}, the
- * request's MAC, and every response byte before the response's macLength (status, block lengths and
- * CRC32Cs, all block bytes). So a response is bound to the one request it answers: bytes served by
- * whoever else holds the port (a local process that binds it while the daemon restarts, a host that
- * took the owner's address) and a recorded response replayed for another request are rejected, and
- * the reader verifies the MAC before it hands any byte on. A reader with a secret treats an OK,
+ * request whose MAC it verified with response MACs in its tags: each is HMAC-SHA256 over
+ * {@link #RESPONSE_LABEL}, the previous tag's MAC (for the first one: the request's MAC), and every
+ * response byte after the previous tag up to this tag's macLength (status, frame lengths, block bytes,
+ * CRC32Cs). A block's tag therefore authenticates the whole answer up to that block's end and binds it
+ * to the one request it answers: bytes served by whoever else holds the port (a local process that
+ * binds it while the daemon restarts, a host that took the owner's address) and a recorded response
+ * replayed for another request are rejected, and the reader verifies a block's tag before it hands any
+ * byte of the block on (it holds the block in memory until then). A reader with a secret treats an OK,
  * NOT_CACHED, STALE or BAD_REQUEST response without a valid MAC as a failure of that peer. Every answer
  * to an authorized request carries a MAC; answers to a request the server could not parse or
  * authorize (BAD_REQUEST, UNAUTHORIZED, UNSUPPORTED_VERSION) cannot, and need none: they only make the
@@ -62,15 +71,21 @@ import javax.crypto.spec.SecretKeySpec;
  * sit on the path can make readers return bytes of their choosing. Run without a secret only on a
  * network where every host and every local user of the nodes is trusted with the data.
  *
- * <p>Version 3 (this one) added the request nonce and the response MAC; version 2 added the flags
+ * <p>Version 4 (this one) sends blocks in frames with each block's CRC32C and tag after its bytes, so an
+ * owner can send bytes as they arrive from the source; version 3 added the request nonce and the
+ * response MAC; version 2 added the flags
  * byte, partial responses and the STALE and UNSUPPORTED_VERSION statuses. Peers of other versions
  * are refused with UNSUPPORTED_VERSION, and a reader treats such an answer as a failed peer.
  */
 public final class TransferProtocol {
   public static final int MAGIC = 0x52425854; // "RBXT"
-  public static final short VERSION = 3;
+  public static final short VERSION = 4;
   /** Request flag: the owner may fetch blocks it lacks from the source before answering. */
   public static final int FLAG_FILL = 1;
+  /** The frame length that ends a block in an OK response; its CRC32C and tag follow. */
+  public static final int BLOCK_END = 0;
+  /** The frame length that ends an OK response; a tag follows. */
+  public static final int END = -1;
   /** Most blocks one request may ask for. */
   public static final int MAX_BLOCKS = 64;
   /** Longest path or ETag, in UTF-8 bytes. */
@@ -278,38 +293,53 @@ public final class TransferProtocol {
 
   /**
    * The MAC of the response to the request whose MAC is {@code requestMac}, ready for the response's
-   * bytes before its macLength ({@link Mac#update}); {@link #trailer} ends the response with it.
+   * bytes before its first tag ({@link Mac#update}); {@link #tag} ends each segment with it.
    */
   public static Mac responseMac(byte[] secret, byte[] requestMac) {
     Mac mac = hmac(secret);
-    mac.update(RESPONSE_LABEL);
-    mac.update(requestMac);
+    seed(mac, requestMac);
     return mac;
   }
 
-  /** The end of a response: the MAC of everything before it, or a zero length when {@code mac} is null. */
-  public static byte[] trailer(Mac mac) {
-    if (mac == null) {
-      return new byte[] {0};
-    }
-    byte[] trailer = new byte[1 + MAC_BYTES];
-    trailer[0] = MAC_BYTES;
-    try {
-      mac.doFinal(trailer, 1);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HmacSHA256 failed", e);
-    }
-    return trailer;
+  private static void seed(Mac mac, byte[] previous) {
+    mac.update(RESPONSE_LABEL);
+    mac.update(previous);
   }
 
   /**
-   * Reads a response's macLength and MAC and checks it against {@code mac}, which has seen every byte
-   * of the response before them.
+   * A tag: the MAC of the response bytes since the previous tag, or a zero length when {@code mac} is
+   * null. {@code mac} is then ready for the bytes after the tag (seeded with this tag's MAC).
+   */
+  public static byte[] tag(Mac mac) {
+    if (mac == null) {
+      return new byte[] {0};
+    }
+    byte[] tag = new byte[1 + MAC_BYTES];
+    tag[0] = MAC_BYTES;
+    try {
+      mac.doFinal(tag, 1);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 failed", e);
+    }
+    seed(mac, Arrays.copyOfRange(tag, 1, tag.length));
+    return tag;
+  }
+
+  /**
+   * Reads a tag and, with {@code mac} (which has seen every response byte since the previous tag),
+   * checks it; without, skips it. {@code mac} is then ready for the bytes after the tag.
    *
    * @throws BadResponseException when the MAC is missing or wrong
    */
-  public static void verifyTrailer(DataInputStream in, Mac mac, String what) throws IOException {
+  public static void verifyTag(DataInputStream in, Mac mac, String what) throws IOException {
     int length = in.readUnsignedByte();
+    if (mac == null) {
+      if (length != 0 && length != MAC_BYTES) {
+        throw new ProtocolException("Bad response MAC length " + length + " in " + what);
+      }
+      in.readFully(new byte[length]);
+      return;
+    }
     if (length != MAC_BYTES) {
       throw new BadResponseException((length == 0 ? "No response MAC" : "Bad response MAC length " + length) + " in " + what);
     }
@@ -318,26 +348,14 @@ public final class TransferProtocol {
     if (!MessageDigest.isEqual(received, mac.doFinal())) {
       throw new BadResponseException("Wrong response MAC in " + what);
     }
+    seed(mac, received);
   }
 
-  /** The response header: status, and for OK the blocks' lengths and CRC32Cs. */
-  public static byte[] encodeResponse(Status status, int[] lengths, int[] crcs) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(16 + (lengths == null ? 0 : 8 * lengths.length));
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeInt(MAGIC);
-      out.writeShort(VERSION);
-      out.writeByte(status.code());
-      if (status == Status.OK) {
-        out.writeInt(lengths.length);
-        for (int i = 0; i < lengths.length; i++) {
-          out.writeInt(lengths[i]);
-          out.writeInt(crcs[i]);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return bytes.toByteArray();
+  /** A response's first bytes: magic, version and {@code status}. */
+  public static byte[] encodeStatus(Status status) {
+    ByteBuffer bytes = ByteBuffer.allocate(7);
+    bytes.putInt(MAGIC).putShort(VERSION).put((byte) status.code());
+    return bytes.array();
   }
 
   /** Reads a response's magic, version and status. */
