@@ -59,6 +59,10 @@ public class WarmReadBenchmark {
     @Param({"always", "first-read", "never"})
     public String checksum;
 
+    /** rubix.cache.block.size; the default is the cache's own. */
+    @Param({"default"})
+    public String blockSize;
+
     Path dir;
     FileSystem fs;
     FSDataInputStream in;
@@ -80,6 +84,9 @@ public class WarmReadBenchmark {
       conf.set("rubix.cache.dirs", dir.resolve("cache").toString());
       conf.set("rubix.cache.checksum.verify", checksum);
       conf.set("rubix.cache.jmx.enabled", "false");
+      if (!blockSize.equals("default")) {
+        conf.set("rubix.cache.block.size", blockSize);
+      }
       fs = FileSystem.newInstance(URI.create("file:///"), conf);
       org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(data.toUri());
       in = fs.open(path);
