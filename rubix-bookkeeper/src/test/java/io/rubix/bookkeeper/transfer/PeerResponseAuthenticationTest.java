@@ -234,7 +234,7 @@ class PeerResponseAuthenticationTest {
           upstream.connect(new InetSocketAddress("127.0.0.3", owner.port()), 5_000);
           InputStream in = socket.getInputStream();
           // forward the request byte for byte: read it whole through a copying decoder
-          byte[] frame = readRequestFrame(new DataInputStream(in));
+          byte[] frame = RequestFrames.read(new DataInputStream(in));
           upstream.getOutputStream().write(frame);
           byte[] response = upstream.getInputStream().readAllBytes();
           OutputStream out = socket.getOutputStream();
@@ -280,33 +280,5 @@ class PeerResponseAuthenticationTest {
       assertRejected(withSecret.fetch(version, BLOCK, 1, 3));
       assertThat(withSecret.badResponses()).isEqualTo(1);
     }
-  }
-
-  /** Reads one request frame from {@code in} and returns its bytes. */
-  private static byte[] readRequestFrame(DataInputStream in) throws IOException {
-    ByteArrayOutputStream copy = new ByteArrayOutputStream();
-    InputStream tee = new java.io.FilterInputStream(in) {
-      @Override
-      public int read() throws IOException {
-        int b = super.read();
-        if (b >= 0) {
-          copy.write(b);
-        }
-        return b;
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        // one byte at a time: nothing beyond the frame is consumed
-        int c = read();
-        if (c < 0) {
-          return -1;
-        }
-        b[off] = (byte) c;
-        return 1;
-      }
-    };
-    TransferProtocol.decode(new DataInputStream(tee), null);
-    return copy.toByteArray();
   }
 }

@@ -261,7 +261,7 @@ class StreamedFillTest {
         Future<?> forwarded = threads.submit(() -> {
           try (Socket in = proxy.accept(); Socket out = new Socket()) {
             out.connect(new InetSocketAddress("127.0.0.3", owner.port()), 5_000);
-            out.getOutputStream().write(readRequestFrame(new DataInputStream(in.getInputStream())));
+            out.getOutputStream().write(RequestFrames.read(new DataInputStream(in.getInputStream())));
             try {
               tamperWithBlock1(new DataInputStream(out.getInputStream()), new DataOutputStream(in.getOutputStream()));
             } catch (java.net.SocketException e) {
@@ -377,33 +377,5 @@ class StreamedFillTest {
       }
       assertThat(source.requests).as("one source read for both").hasValue(1);
     }
-  }
-
-  /** Reads one request frame from {@code in} and returns its bytes. */
-  private static byte[] readRequestFrame(DataInputStream in) throws IOException {
-    java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream();
-    java.io.InputStream tee = new java.io.FilterInputStream(in) {
-      @Override
-      public int read() throws IOException {
-        int b = super.read();
-        if (b >= 0) {
-          copy.write(b);
-        }
-        return b;
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        // one byte at a time: nothing beyond the frame is consumed
-        int c = read();
-        if (c < 0) {
-          return -1;
-        }
-        b[off] = (byte) c;
-        return 1;
-      }
-    };
-    TransferProtocol.decode(new DataInputStream(tee), null);
-    return copy.toByteArray();
   }
 }
