@@ -23,14 +23,14 @@ import java.util.Map;
  *
  * <pre>
  * java -cp s3proxy-4.1.0-jar-with-dependencies.jar:rubix-core-tests.jar io.rubix.testing.S3ServerMain \
- *     [--dir DIR] [--bucket NAME]... [--latency-ms 30] [--bandwidth 100m]
+ *     [--dir DIR] [--bucket NAME]... [--latency-ms 30] [--metadata-latency-ms 30] [--bandwidth 100m]
  * </pre>
  *
  * <p>Serves S3 on 127.0.0.1 (port 0) with the credentials {@link S3Server#ACCESS_KEY} /
  * {@link S3Server#SECRET_KEY}, and a control endpoint on 127.0.0.1 (port 0):
- * {@code GET /counters} answers {@code gets=N heads=N bytes=N latencyMs=N bandwidth=N} lines,
- * {@code POST /reset} zeroes the counters, {@code POST /settings?latencyMs=N&bandwidth=N} changes the
- * simulated store, {@code POST /bucket?name=B} creates a bucket. When started, one line
+ * {@code GET /counters} answers {@code gets=N heads=N lists=N bytes=N} lines,
+ * {@code POST /reset} zeroes the counters, {@code POST /settings?latencyMs=N&metadataLatencyMs=N&bandwidth=N}
+ * changes the simulated store (first-byte latency of GETs, latency of HEADs and LISTs, bandwidth), {@code POST /bucket?name=B} creates a bucket. When started, one line
  * {@code S3SERVER endpoint=http://127.0.0.1:P control=http://127.0.0.1:C} goes to stdout. The server
  * exits when its stdin closes, so a child process dies with its parent.
  */
@@ -44,6 +44,7 @@ public final class S3ServerMain {
     Path dir = null;
     List<String> buckets = new ArrayList<>();
     long latencyMs = 0;
+    long metadataLatencyMs = 0;
     long bandwidth = 0;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
@@ -55,6 +56,7 @@ public final class S3ServerMain {
         case "--dir" -> dir = Path.of(value);
         case "--bucket" -> buckets.add(value);
         case "--latency-ms" -> latencyMs = Long.parseLong(value);
+        case "--metadata-latency-ms" -> metadataLatencyMs = Long.parseLong(value);
         case "--bandwidth" -> bandwidth = parseBytes(value);
         default -> throw usage("unknown option " + arg);
       }
@@ -71,6 +73,7 @@ public final class S3ServerMain {
       createBucket(server, bucket);
     }
     store.setFirstByteLatency(Duration.ofMillis(latencyMs));
+    store.setMetadataLatency(Duration.ofMillis(metadataLatencyMs));
     store.setBandwidth(bandwidth);
 
     HttpServer control = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -87,6 +90,9 @@ public final class S3ServerMain {
       Map<String, String> query = query(exchange.getRequestURI());
       if (query.containsKey("latencyMs")) {
         store.setFirstByteLatency(Duration.ofMillis(Long.parseLong(query.get("latencyMs"))));
+      }
+      if (query.containsKey("metadataLatencyMs")) {
+        store.setMetadataLatency(Duration.ofMillis(Long.parseLong(query.get("metadataLatencyMs"))));
       }
       if (query.containsKey("bandwidth")) {
         store.setBandwidth(parseBytes(query.get("bandwidth")));
@@ -122,7 +128,7 @@ public final class S3ServerMain {
   }
 
   private static String counters(CountingBlobStore store) {
-    return "gets=" + store.gets() + "\nheads=" + store.heads() + "\nbytes=" + store.bytesServed() + "\n";
+    return "gets=" + store.gets() + "\nheads=" + store.heads() + "\nlists=" + store.lists() + "\nbytes=" + store.bytesServed() + "\n";
   }
 
   private static Map<String, String> query(URI uri) {
@@ -169,6 +175,7 @@ public final class S3ServerMain {
 
   private static IllegalArgumentException usage(String problem) {
     return new IllegalArgumentException(problem
-        + "; usage: S3ServerMain [--dir DIR] [--bucket NAME]... [--latency-ms MS] [--bandwidth BYTES_PER_SECOND[k|m|g]]");
+        + "; usage: S3ServerMain [--dir DIR] [--bucket NAME]... [--latency-ms MS] [--metadata-latency-ms MS]"
+        + " [--bandwidth BYTES_PER_SECOND[k|m|g]]");
   }
 }

@@ -8,9 +8,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,18 +23,14 @@ import java.util.concurrent.TimeUnit;
  * test-jar), so nothing of S3Proxy needs to be on the caller's own classpath.
  */
 public final class S3ServerProcess implements AutoCloseable {
-  /** What the server has served since the last reset. */
-  public record Counters(long gets, long heads, long bytes) {}
-
   private final Process process;
   private final String endpoint;
-  private final URI control;
-  private final HttpClient http = HttpClient.newHttpClient();
+  private final S3ServerControl control;
 
   private S3ServerProcess(Process process, String endpoint, URI control) {
     this.process = process;
     this.endpoint = endpoint;
-    this.control = control;
+    this.control = new S3ServerControl(control);
   }
 
   /**
@@ -99,22 +92,27 @@ public final class S3ServerProcess implements AutoCloseable {
     return endpoint;
   }
 
-  public Counters counters() throws IOException {
-    return parse(call("GET", "/counters"));
+  /** The client of the server's control endpoint (its address can be handed to another process). */
+  public S3ServerControl control() {
+    return control;
+  }
+
+  public S3ServerControl.Counters counters() throws IOException {
+    return control.counters();
   }
 
   /** Zeroes the counters and returns what they were. */
-  public Counters reset() throws IOException {
-    return parse(call("POST", "/reset"));
+  public S3ServerControl.Counters reset() throws IOException {
+    return control.reset();
   }
 
-  /** Sets the first-byte latency of every GET and the bandwidth of each (0: unlimited). */
+  /** Sets the first-byte latency of every GET and the bandwidth of each (0: unlimited); HEADs and LISTs get no latency. */
   public void settings(long latencyMs, long bytesPerSecond) throws IOException {
-    call("POST", "/settings?latencyMs=" + latencyMs + "&bandwidth=" + bytesPerSecond);
+    control.settings(latencyMs, 0, bytesPerSecond);
   }
 
   public void createBucket(String bucket) throws IOException {
-    call("POST", "/bucket?name=" + java.net.URLEncoder.encode(bucket, StandardCharsets.UTF_8));
+    control.createBucket(bucket);
   }
 
   /** Hadoop settings for S3A against this server, as {@code key -> value}. */
@@ -131,33 +129,6 @@ public final class S3ServerProcess implements AutoCloseable {
     conf.put("fs.s3a.attempts.maximum", "2");
     conf.put("fs.s3a.retry.limit", "2");
     return conf;
-  }
-
-  private String call(String method, String path) throws IOException {
-    HttpRequest request = HttpRequest.newBuilder(control.resolve(path))
-        .method(method, HttpRequest.BodyPublishers.noBody())
-        .build();
-    try {
-      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        throw new IOException("S3 server control " + method + " " + path + " answered " + response.statusCode());
-      }
-      return response.body();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("Interrupted calling S3 server control " + path, e);
-    }
-  }
-
-  private static Counters parse(String body) {
-    Map<String, Long> values = new HashMap<>();
-    for (String line : body.split("\n")) {
-      int eq = line.indexOf('=');
-      if (eq > 0) {
-        values.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1).trim()));
-      }
-    }
-    return new Counters(values.getOrDefault("gets", 0L), values.getOrDefault("heads", 0L), values.getOrDefault("bytes", 0L));
   }
 
   @Override

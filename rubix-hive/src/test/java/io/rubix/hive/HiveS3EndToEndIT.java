@@ -6,6 +6,7 @@ import io.rubix.hive.testing.BookKeeperDaemon;
 import io.rubix.hive.testing.HadoopConfFile;
 import io.rubix.hive.testing.HiveProcess;
 import io.rubix.hive.testing.HiveSessionMain;
+import io.rubix.testing.S3ServerControl;
 import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.File;
@@ -150,14 +151,14 @@ class HiveS3EndToEndIT {
     session(Map.of("rubix.cache.enabled", "false"));
     server.reset();
     List<List<String>> direct = run();
-    S3ServerProcess.Counters directCounters = server.reset();
+    S3ServerControl.Counters directCounters = server.reset();
     long directDone = System.nanoTime();
     session(Map.of("rubix.cache.enabled", "true", "rubix.cluster.embedded.mode", "true"));
     List<List<String>> cold = run();
-    S3ServerProcess.Counters coldCounters = server.reset();
+    S3ServerControl.Counters coldCounters = server.reset();
     long coldDone = System.nanoTime();
     List<List<String>> warm = run();
-    S3ServerProcess.Counters warmCounters = server.reset();
+    S3ServerControl.Counters warmCounters = server.reset();
     long warmDone = System.nanoTime();
 
     String counters = "direct " + directCounters + ", cold " + coldCounters + ", warm " + warmCounters;
@@ -187,9 +188,9 @@ class HiveS3EndToEndIT {
           "rubix.network.bookkeeper.server.port", Integer.toString(daemon.port())));
       server.reset();
       List<String> cold = hive.execute(query);
-      S3ServerProcess.Counters coldCounters = server.reset();
+      S3ServerControl.Counters coldCounters = server.reset();
       List<String> warm = hive.execute(query);
-      S3ServerProcess.Counters warmCounters = server.reset();
+      S3ServerControl.Counters warmCounters = server.reset();
 
       String counters = "cold " + coldCounters + ", warm " + warmCounters;
       System.err.println("hive with the BookKeeper daemon: " + counters);

@@ -6,6 +6,7 @@ import io.rubix.core.client.ClientConfig;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spark.testing.TpcdsData;
 import io.rubix.spark.testing.TpcdsQueries;
+import io.rubix.testing.S3ServerControl;
 import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.IOException;
@@ -165,13 +166,13 @@ class SparkS3EndToEndTest {
     }
     caching(false);
     List<List<String>> direct = run(queries);
-    S3ServerProcess.Counters directCounters = server.reset();
+    S3ServerControl.Counters directCounters = server.reset();
     caching(true);
     List<List<String>> cold = run(queries);
-    S3ServerProcess.Counters coldCounters = server.reset();
+    S3ServerControl.Counters coldCounters = server.reset();
     caching(true);
     List<List<String>> warm = run(queries);
-    S3ServerProcess.Counters warmCounters = server.reset();
+    S3ServerControl.Counters warmCounters = server.reset();
 
     String counters = "direct " + directCounters + ", cold " + coldCounters + ", warm " + warmCounters;
     System.err.println(format + ": " + counters);

@@ -11,11 +11,12 @@ import java.util.Locale;
  * Command-line options of {@link TpcdsBenchmark}.
  *
  * @param scale TPC-DS scale factor (1 = 1 GB of raw data; 0.01 is the smallest useful)
- * @param latencyMs first-byte latency the embedded S3 server adds to every GET
+ * @param latencyMs latency the embedded S3 server adds before the first byte of every GET and before every HEAD and LIST answer
  * @param bandwidth bytes per second per connection of the embedded S3 server (0: unlimited)
- * @param configurations the configurations to run, in order
+ * @param configurations the configurations to run (each in its own JVM, in an order shuffled with {@code seed})
  * @param queries TPC-DS query names
- * @param iterations timed iterations per query and configuration (the median is reported)
+ * @param iterations timed iterations per query and configuration (the median and the range are reported)
+ * @param seed the seed of the shuffle of the configurations' order, or null for a random one (printed)
  * @param endpoint an external S3 endpoint, or null for the embedded S3 server
  * @param accessKey credentials for the external endpoint
  * @param secretKey credentials for the external endpoint
@@ -25,7 +26,7 @@ import java.util.Locale;
  * @param cacheDir the RubiX cache directory
  */
 record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<BenchmarkConfiguration> configurations, List<String> queries,
-    int iterations, String endpoint, String accessKey, String secretKey, String bucket, Path dataDir, Path resultsDir, Path cacheDir) {
+    int iterations, Long seed, String endpoint, String accessKey, String secretKey, String bucket, Path dataDir, Path resultsDir, Path cacheDir) {
 
   /** A fixed subset of TPC-DS: scans, joins of the store, catalog and web channels, no customer_demographics (1.9M rows at any scale). */
   static final List<String> DEFAULT_QUERIES = List.of("q3", "q12", "q15", "q19", "q20", "q34", "q36", "q42", "q43", "q46", "q52",
@@ -53,11 +54,13 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
   static final String USAGE = """
       TpcdsBenchmark [options]
         --scale F             TPC-DS scale factor (default 0.1; --smoke: 0.01)
-        --latency-ms N        first-byte latency of the embedded S3 server per GET (default 30)
+        --latency-ms N        latency of the embedded S3 server before the first byte of a GET and before a HEAD or LIST answer (default 30)
         --bandwidth B         bandwidth per connection of the embedded S3 server, e.g. 100m (default 100m = 100 MB/s; 0 = unlimited)
-        --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, alluxio-warm, local-file (default: all, in this order)
+        --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, alluxio-cold, alluxio-warm, local-file
+                              (default: all); each runs in its own JVM, in a shuffled order
+        --seed N              seed of that shuffle (default: a random one, printed)
         --queries q3,q12,...  TPC-DS queries (default: 22 queries, see README)
-        --iterations N        timed runs per query and configuration; the median is reported (default 3; --smoke: 1)
+        --iterations N        timed runs of every query per configuration; median and min-max are reported (default 3; --smoke: 1)
         --endpoint URL        an external S3 endpoint instead of the embedded server (with --access-key, --secret-key)
         --access-key K --secret-key S --bucket B (default bucket rubix-tpcds)
         --data-dir DIR        objects of the embedded S3 server (default benchmarks-tpcds/data)
@@ -74,6 +77,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
     List<BenchmarkConfiguration> configurations = List.of(BenchmarkConfiguration.values());
     List<String> queries = smoke ? SMOKE_QUERIES : DEFAULT_QUERIES;
     int iterations = smoke ? 1 : 3;
+    Long seed = null;
     String endpoint = null;
     String accessKey = null;
     String secretKey = null;
@@ -104,6 +108,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
         case "--configs" -> configurations = Arrays.stream(value.split(",")).map(String::trim).map(BenchmarkConfiguration::named).toList();
         case "--queries" -> queries = Arrays.stream(value.split(",")).map(String::trim).toList();
         case "--iterations" -> iterations = Integer.parseInt(value);
+        case "--seed" -> seed = Long.parseLong(value);
         case "--endpoint" -> endpoint = value;
         case "--access-key" -> accessKey = value;
         case "--secret-key" -> secretKey = value;
@@ -117,7 +122,10 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
     if (endpoint != null && (accessKey == null || secretKey == null)) {
       throw new IllegalArgumentException("--endpoint needs --access-key and --secret-key");
     }
-    return new BenchmarkOptions(scale, latencyMs, bandwidth, configurations, queries, iterations, endpoint, accessKey, secretKey, bucket,
+    if (configurations.stream().distinct().count() != configurations.size()) {
+      throw new IllegalArgumentException("--configs names a configuration twice: " + configurations);
+    }
+    return new BenchmarkOptions(scale, latencyMs, bandwidth, configurations, queries, iterations, seed, endpoint, accessKey, secretKey, bucket,
         dataDir.toAbsolutePath(), resultsDir.toAbsolutePath(), cacheDir.toAbsolutePath());
   }
 

@@ -2,37 +2,31 @@ package io.rubix.benchmarks.tpcds;
 
 import static java.util.Objects.requireNonNull;
 
-import java.util.Arrays;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
-/**
- * The timed runs of one query in one configuration.
- *
- * @param millis wall time of each iteration
- * @param bytesFromS3 bytes the S3 server sent during each iteration (-1: not measured, external endpoint)
- * @param answerMatches whether every iteration's answer equals the reference configuration's
- */
-record QueryResult(String query, BenchmarkConfiguration configuration, List<Long> millis, List<Long> bytesFromS3, boolean answerMatches) {
+/** The timed runs of one query in one configuration, in the order they ran (iteration 1 first). */
+record QueryResult(String query, BenchmarkConfiguration configuration, List<Iteration> iterations) {
   QueryResult {
     requireNonNull(query, "query is null");
     requireNonNull(configuration, "configuration is null");
-    millis = List.copyOf(millis);
-    bytesFromS3 = List.copyOf(bytesFromS3);
+    iterations = List.copyOf(iterations);
+    if (iterations.isEmpty()) {
+      throw new IllegalArgumentException("no iterations of " + query + " in " + configuration.label());
+    }
   }
 
-  long medianMillis() {
-    long[] sorted = millis.stream().mapToLong(Long::longValue).sorted().toArray();
-    int n = sorted.length;
-    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  Spread millis() {
+    return spread(Iteration::millis);
   }
 
-  long medianBytes() {
-    long[] sorted = bytesFromS3.stream().mapToLong(Long::longValue).sorted().toArray();
-    return sorted.length == 0 ? -1 : sorted[sorted.length / 2];
+  /** The spread of one counter over the iterations ({@code -1} values when it was not measured). */
+  Spread spread(ToLongFunction<Iteration> counter) {
+    return Spread.of(iterations.stream().map(counter::applyAsLong).toList());
   }
 
   @Override
   public String toString() {
-    return query + "/" + configuration.label() + " " + Arrays.toString(millis.toArray());
+    return query + "/" + configuration.label() + " " + iterations.stream().map(Iteration::millis).toList();
   }
 }

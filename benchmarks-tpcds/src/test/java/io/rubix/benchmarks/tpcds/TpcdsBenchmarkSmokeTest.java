@@ -1,23 +1,32 @@
 package io.rubix.benchmarks.tpcds;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The benchmark at its smallest: scale 0.01, two queries, one iteration, every configuration; CI runs it in verify. */
+/**
+ * The benchmark at its smallest, through the same path as a real run (a JVM per configuration): scale
+ * 0.01, one query, two iterations, three configurations; CI runs it in verify.
+ */
 class TpcdsBenchmarkSmokeTest {
   @TempDir
   Path temp;
 
   @Test
-  void smokeRunProducesTablesChartsAndMatchingAnswers() throws Exception {
-    BenchmarkOptions options = BenchmarkOptions.parse("--smoke", "--latency-ms", "5", "--bandwidth", "0",
+  void everyConfigurationRunsInItsOwnJvmAndReportsWhatTheStoreServed() throws Exception {
+    BenchmarkOptions options = BenchmarkOptions.parse("--scale", "0.01", "--queries", "q3", "--iterations", "2",
+        "--configs", "rubix-warm,alluxio-cold,local-file", "--latency-ms", "5", "--bandwidth", "0",
         "--data-dir", temp.resolve("data").toString(), "--results", temp.resolve("results").toString(),
         "--cache-dir", temp.resolve("cache").toString());
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -26,20 +35,68 @@ class TpcdsBenchmarkSmokeTest {
       outcome = new TpcdsBenchmark(options, out).run();
     }
     String output = bytes.toString(StandardCharsets.UTF_8);
-    assertThat(outcome.answersMatch()).as(output).isTrue();
-    assertThat(output).contains("[rubix-warm] q55 iteration 1/1", "first-byte latency 5 ms", "All answers match");
-    assertThat(outcome.totals()).containsOnlyKeys("s3a-classic", "s3a-analytics", "s3a-prefetch", "rubix-cold", "rubix-warm", "alluxio-warm",
-        "local-file");
+
+    // a JVM per configuration, none of them this one, in the printed shuffled order
+    assertThat(outcome.pids()).as(output).hasSize(3);
+    assertThat(outcome.pids().values()).doesNotHaveDuplicates().doesNotContain(ProcessHandle.current().pid());
+    assertThat(outcome.order()).containsExactlyInAnyOrderElementsOf(options.configurations());
+    assertThat(output).contains("(--seed " + outcome.seed() + "): " + String.join(", ", outcome.order().stream().map(BenchmarkConfiguration::label).toList()));
+    assertThat(output).contains("[alluxio-cold] untimed warm-up query q3", "[rubix-warm] untimed warm-up run of all queries",
+        "[local-file] q3 iteration 2/2", "latency 5 ms before the first byte of every GET and before every HEAD and LIST answer");
+
+    // every iteration of every configuration gave the same, non-empty answer
+    Map<BenchmarkConfiguration, QueryResult> q3 = byConfiguration(outcome.results());
+    assertThat(q3).hasSize(3);
+    assertThat(q3.values()).allSatisfy(r -> assertThat(r.iterations()).hasSize(2));
+    assertThat(q3.values().stream().flatMap(r -> r.iterations().stream()).map(Iteration::answer).distinct()).hasSize(1);
+    assertThat(q3.values().stream().flatMap(r -> r.iterations().stream())).allSatisfy(i -> assertThat(i.rows()).isPositive());
+    assertThat(outcome.answersMatch()).isTrue();
+
+    // Alluxio with its cache emptied before each query reads from S3 every time; warm RubiX and the local files never do
+    assertThat(q3.get(BenchmarkConfiguration.ALLUXIO_COLD).iterations()).allSatisfy(i -> {
+      assertThat(i.bytes()).isPositive();
+      assertThat(i.gets()).isPositive();
+    });
+    assertThat(q3.get(BenchmarkConfiguration.RUBIX_WARM).iterations()).allSatisfy(i -> {
+      assertThat(i.bytes()).isZero();
+      assertThat(i.gets()).isZero();
+    });
+    assertThat(q3.get(BenchmarkConfiguration.LOCAL_FILE).iterations()).allSatisfy(i -> {
+      assertThat(i.bytes()).isZero();
+      assertThat(i.gets()).isZero();
+      assertThat(i.heads()).isZero();
+      assertThat(i.lists()).isZero();
+    });
+
     Path dir = outcome.resultsDir();
-    assertThat(dir.resolve("results.md")).content().contains("| q3 |", "| q55 |", "**total**");
-    assertThat(Files.readAllLines(dir.resolve("results.csv"))).hasSize(1 + 2 * 7);
-    assertThat(output).contains("[local-file] q55 iteration 1/1", "Goal: rubix-warm total <= 1.10x local-file's");
+    assertThat(dir.resolve("results.md")).content().contains("| q3 |", "**total**", "| configuration | GETs | HEADs | LISTs | MB sent |");
+    List<String> csv = Files.readAllLines(dir.resolve("results.csv"));
+    assertThat(csv).hasSize(1 + 3 + 3);
+    assertThat(csv.get(0)).startsWith("query,configuration,median_ms,min_ms,max_ms,iterations,gets,heads,lists,bytes_from_s3");
+    assertThat(csv).filteredOn(line -> line.startsWith("total,")).hasSize(3).allSatisfy(line -> {
+      String[] fields = line.split(",");
+      assertThat(Long.parseLong(fields[3])).isLessThanOrEqualTo(Long.parseLong(fields[2]));
+      assertThat(Long.parseLong(fields[2])).isLessThanOrEqualTo(Long.parseLong(fields[4]));
+      assertThat(fields[5]).isEqualTo("2");
+    });
+    assertThat(csv).filteredOn(line -> line.startsWith("total,rubix-warm,") || line.startsWith("total,local-file,"))
+        .hasSize(2).allSatisfy(line -> assertThat(line.split(",")[10]).as("max bytes from S3 in a pass").isEqualTo("0"));
     assertThat(dir.resolve("charts/q3.png")).isNotEmptyFile();
     assertThat(dir.resolve("charts/total.png")).isNotEmptyFile();
-    // warm reads come from the caches, and the local files from local disk: the S3 server sent nothing for them
-    assertThat(Files.readAllLines(dir.resolve("results.csv"))).filteredOn(line -> line.contains("-warm,") || line.contains("local-file,"))
-        .hasSize(6)
-        .allSatisfy(line -> assertThat(line.split(",")[6]).isEqualTo("0"));
+    assertThat(dir.resolve("rubix-warm.log")).exists();
+  }
+
+  @Test
+  void aConfigurationJvmThatFailsFailsTheRunWithItsStderr() throws IOException {
+    RunSpec spec = new RunSpec(BenchmarkConfiguration.S3A_CLASSIC, List.of("q999"), 1, "s3a://nowhere/", Map.of(), Map.of(), null,
+        temp.resolve("cache").toString(), temp.resolve("out.json").toString());
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      assertThatThrownBy(() -> ChildJvm.run(spec, temp.resolve("child.log"), out))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("The JVM running s3a-classic exited with 1")
+          .hasMessageContaining("No tpcds/q999.sql on the classpath");
+    }
   }
 
   @Test
@@ -48,7 +105,17 @@ class TpcdsBenchmarkSmokeTest {
     assertThat(options.latencyMs()).isEqualTo(30);
     assertThat(options.bandwidth()).isEqualTo(100_000_000L);
     assertThat(options.queries()).hasSizeGreaterThanOrEqualTo(20);
+    assertThat(options.configurations()).hasSize(BenchmarkConfiguration.values().length);
+    assertThat(options.seed()).isNull();
     assertThat(options.scaleKey()).isEqualTo("sf0_1");
+    assertThat(BenchmarkOptions.parse("--seed", "42", "--scale", "1").seed()).isEqualTo(42L);
+    assertThat(BenchmarkOptions.parse("--scale", "1").scaleKey()).isEqualTo("sf1");
     assertThat(BenchmarkOptions.parseBytes("1.5g")).isEqualTo(1_500_000_000L);
+    assertThatThrownBy(() -> BenchmarkOptions.parse("--configs", "rubix-warm,rubix-warm")).hasMessageContaining("twice");
+  }
+
+  private static Map<BenchmarkConfiguration, QueryResult> byConfiguration(List<QueryResult> results) {
+    assertThat(results).allSatisfy(r -> assertThat(r.query()).isEqualTo("q3"));
+    return results.stream().collect(Collectors.toMap(QueryResult::configuration, r -> r));
   }
 }
