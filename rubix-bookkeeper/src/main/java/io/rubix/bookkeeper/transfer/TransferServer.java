@@ -295,8 +295,9 @@ public final class TransferServer implements Closeable {
         file = null;
       }
       if (answer.started()) {
-        answer.end();
+        // counted before the end marker goes out: a reader that has the whole answer sees the count
         bytesServed.addAndGet(answer.blockBytes());
+        answer.end();
         return;
       }
     } finally {
