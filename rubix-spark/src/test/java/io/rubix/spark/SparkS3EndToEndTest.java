@@ -3,6 +3,7 @@ package io.rubix.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.client.ClientConfig;
+import io.rubix.core.config.CacheConfig;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spark.testing.TpcdsData;
 import io.rubix.spark.testing.TpcdsQueries;
@@ -144,7 +145,7 @@ class SparkS3EndToEndTest {
     assertThat(fs.getFileBlockLocations(part, 0, part.getLen())[0].getHosts()).containsAnyElementsOf(hosts);
     ClientConfig client = ClientConfig.from(SparkHadoopConf.from(spark.sparkContext().getConf()));
     assertThat(client.port()).isEqualTo(bookKeeperPort);
-    assertThat(RubixExecutorPlugin.probe(client, 1 << 20)).as("a BookKeeper answers on the configured port").isNotNull();
+    assertThat(RubixExecutorPlugin.probe(client, CacheConfig.blockSize(conf))).as("a BookKeeper answers on the configured port").isNotNull();
   }
 
   private static LocatedFileStatus firstOrcFile(FileSystem fs, org.apache.hadoop.fs.Path dir) throws IOException {
