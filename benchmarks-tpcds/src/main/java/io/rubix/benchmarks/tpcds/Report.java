@@ -201,6 +201,7 @@ final class Report {
     chart.getStyler().setLegendVisible(false);
     chart.getStyler().setLabelsVisible(true);
     chart.getStyler().setXAxisLabelRotation(20);
+    chart.getStyler().setYAxisDecimalPattern("#,###");
     chart.getStyler().setOverlapped(true);
     chart.getStyler().setYAxisMin(0.0);
     chart.getStyler().setYAxisMax(spreads.stream().mapToLong(Spread::max).max().orElse(1) * 1.1);
