@@ -196,10 +196,12 @@ final class Report {
   /** Bars at the medians; with more than one iteration, whiskers from the minimum to the maximum. */
   private void chart(Path file, String title, List<String> labels, List<Spread> spreads) throws IOException {
     boolean ranges = options.iterations() > 1;
-    CategoryChart chart = new CategoryChartBuilder().width(900).height(450).title(title)
+    CategoryChart chart = new CategoryChartBuilder().width(1000).height(500).title(title)
         .xAxisTitle("configuration").yAxisTitle(ranges ? "ms: median, whiskers min–max of " + options.iterations() : "ms").build();
     chart.getStyler().setLegendVisible(false);
     chart.getStyler().setLabelsVisible(true);
+    chart.getStyler().setXAxisLabelRotation(20);
+    chart.getStyler().setYAxisDecimalPattern("#,###");
     chart.getStyler().setOverlapped(true);
     chart.getStyler().setYAxisMin(0.0);
     chart.getStyler().setYAxisMax(spreads.stream().mapToLong(Spread::max).max().orElse(1) * 1.1);
