@@ -189,6 +189,25 @@ class FileMetadataJournalTest {
   }
 
   @Test
+  void aRestartWithAnotherBlockSizeStartsColdAndDeletesTheOldFiles() throws Exception {
+    ObjectVersion a = version("a");
+    try (InProcessMetadataService service = service()) {
+      cache(service, a, 0, 3);
+    }
+    // the block size changed (as with the default going from 1m to 256k): no entry is read with the wrong layout
+    int other = 2 * BLOCK;
+    try (InProcessMetadataService restarted = new InProcessMetadataService(other, List.of(root), List.of(1L << 30), Duration.ofSeconds(30),
+        System::nanoTime, new FileMetadataJournal(other))) {
+      assertThat(restarted.recoveredBlocks()).isZero();
+      assertThat(restarted.status(a, 0, a.blockCount(other)).state(0)).isEqualTo(BlockState.MISSING);
+      assertThat(restarted.usage().usedBytes()).isZero();
+    }
+    try (Stream<Path> files = Files.walk(root)) {
+      assertThat(files.filter(Files::isRegularFile).toList()).as("the old journal and data file are deleted").isEmpty();
+    }
+  }
+
+  @Test
   void evictionRemovesJournalBeforeData() throws Exception {
     ObjectVersion a = version("a");
     try (InProcessMetadataService service = service()) {
