@@ -181,7 +181,8 @@ public final class BlockReader {
       readRange(s, span.range(at, windowEnd));
       at = windowEnd;
     }
-    if (inTail && !tails.holds(s.version)) {
+    if (inTail) {
+      // the tail was not in memory when this read began
       keepTail(s, position, n, dst);
     }
     dst.position(dst.position() + n);

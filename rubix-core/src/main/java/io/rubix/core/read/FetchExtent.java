@@ -12,8 +12,6 @@ package io.rubix.core.read;
  * by the caller.
  */
 record FetchExtent(int blockSize, long tailBytes, long wholeMax) {
-  static final FetchExtent NONE = new FetchExtent(1, 0, 0);
-
   /** The first block to fetch for a miss of blocks {@code [first, end)} of an object of {@code length} bytes. */
   int from(long length, int first, int end) {
     if (length <= wholeMax) {

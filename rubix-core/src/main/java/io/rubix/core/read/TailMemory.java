@@ -37,21 +37,17 @@ final class TailMemory {
     return tailBytes > 0 && position >= tailStart(version.length());
   }
 
-  /** Copies bytes {@code [position, position + n)} of {@code version} into {@code dst} (absolute, from its position) when its tail is here. */
+  /**
+   * Copies bytes {@code [position, position + n)} of {@code version}, which lie in its tail ({@link #inTail}),
+   * into {@code dst} (absolute, from its position) when that tail is here.
+   */
   boolean read(ObjectVersion version, long position, int n, ByteBuffer dst) {
-    if (!inTail(version, position)) {
-      return false;
-    }
     byte[] tail = tails.getIfPresent(version);
     if (tail == null) {
       return false;
     }
     dst.put(dst.position(), tail, (int) (position - (version.length() - tail.length)), n);
     return true;
-  }
-
-  boolean holds(ObjectVersion version) {
-    return tails.getIfPresent(version) != null;
   }
 
   /** Keeps {@code tail}, the last {@code tail.length} bytes of {@code version}. */
