@@ -95,6 +95,13 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     return support == null ? null : support.locality();
   }
 
+  /** In ttl and immutable freshness modes, a file's status the cache trusts (the version an open reads); else the source's. */
+  @Override
+  public FileStatus getFileStatus(Path path) throws IOException {
+    FileStatus known = support == null ? null : support.knownStatus(makeQualified(path));
+    return known != null ? known : super.getFileStatus(path);
+  }
+
   @Override
   public FSDataInputStream open(Path path, int bufferSize) throws IOException {
     if (support == null) {

@@ -213,9 +213,18 @@ final class CachingSupport implements Closeable {
     }
   }
 
-  /** Called after {@code path} was written, renamed or deleted through the file system. */
+  /**
+   * The status of {@code path} an open would trust now without asking the source (see
+   * {@code rubix.cache.freshness}), or null: what {@code getFileStatus} answers in ttl and immutable
+   * modes, so a reader that opens a file and then asks for its length sees the version it reads.
+   */
+  FileStatus knownStatus(Path path) {
+    return tracker.known(path);
+  }
+
+  /** Called after {@code path} (a file, or a directory and all under it) was written, renamed or deleted through the file system. */
   void changed(Path path) {
-    tracker.forget(path);
+    tracker.forgetTree(path);
     engine.invalidate(path.toString());
   }
 

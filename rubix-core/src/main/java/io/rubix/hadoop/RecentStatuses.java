@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.Freshness;
+import java.util.function.Predicate;
 import org.apache.hadoop.fs.FileStatus;
 
 /**
@@ -49,6 +50,13 @@ public final class RecentStatuses<K> {
   public void forget(K key) {
     if (cache != null) {
       cache.invalidate(key);
+    }
+  }
+
+  /** Forgets every key {@code test} accepts: a walk over all remembered keys. */
+  public void forgetIf(Predicate<? super K> test) {
+    if (cache != null) {
+      cache.asMap().keySet().removeIf(test);
     }
   }
 }

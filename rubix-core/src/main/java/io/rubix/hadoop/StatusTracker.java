@@ -53,6 +53,15 @@ final class StatusTracker {
     return status;
   }
 
+  /**
+   * The status an open of {@code path} would trust now without asking the source, or null (always in
+   * strict mode). A caller that asks for a file's status right after opening it (ORC reads the length
+   * this way) so gets the version its stream reads, without a second HEAD.
+   */
+  FileStatus known(Path path) {
+    return recent.get(path);
+  }
+
   /** Whether objects may change under a version this tracker resolved: false in immutable mode, where the user says they never do. */
   boolean versionsMayChange() {
     return freshness != Freshness.IMMUTABLE;
@@ -61,6 +70,12 @@ final class StatusTracker {
   /** Forgets what is known about {@code path}, after it was written, renamed or deleted through this file system. */
   void forget(Path path) {
     recent.forget(path);
+  }
+
+  /** Forgets {@code path} and every path under it (a directory renamed or deleted through this file system). */
+  void forgetTree(Path path) {
+    String prefix = path.toString().endsWith("/") ? path.toString() : path + "/";
+    recent.forgetIf(p -> p.equals(path) || p.toString().startsWith(prefix));
   }
 
   /** The version key of the object {@code status} describes. In immutable mode the path and length identify it. */

@@ -217,6 +217,57 @@ class FreshnessTest {
     }
   }
 
+  /**
+   * ORC opens a file and then asks for its status (length) while the stream is open: in ttl mode the
+   * answer is the status the open trusted, so the length and the stream's bytes belong to one version
+   * and the second HEAD is not made; strict asks the source every time.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"strict", "ttl", "immutable"})
+  void statusAfterAnOpenIsTheOpensStatusUnlessStrict(String freshness) throws Exception {
+    URI bucket = URI.create("s3a://fresh/");
+    org.apache.hadoop.fs.Path path = newObject();
+    Configuration conf = cachingConf(freshness);
+    conf.set("rubix.cache.freshness.ttl", "1h");
+    try (FileSystem plain = FileSystem.newInstance(bucket, server.s3aConfiguration());
+        FileSystem cached = FileSystem.newInstance(bucket, conf)) {
+      write(plain, path, random(17));
+      readAndSettle(cached, path);
+      byte[] longer = java.util.Arrays.copyOf(random(18), LENGTH + 100);
+      write(plain, path, longer);
+      server.store().reset();
+      FileStatus status;
+      try (FSDataInputStream in = cached.open(path)) {
+        status = cached.getFileStatus(path);
+        if (freshness.equals("strict")) {
+          assertThat(status.getLen()).isEqualTo(longer.length);
+          assertThat(server.store().heads()).as("strict asks on open and on getFileStatus").isEqualTo(2);
+        } else {
+          assertThat(status.getLen()).as("the version the open reads").isEqualTo(LENGTH);
+          assertThat(server.store().heads()).isZero();
+          byte[] bytes = new byte[LENGTH];
+          in.readFully(0, bytes);
+          assertThat(bytes).isEqualTo(random(17));
+        }
+      }
+      assertThat(status.getPath()).isEqualTo(cached.makeQualified(path));
+
+      cached.delete(path, false);
+      assertThatThrownBy(() -> cached.getFileStatus(path)).as("a delete through the file system forgets the status")
+          .isInstanceOf(java.io.FileNotFoundException.class);
+      org.apache.hadoop.fs.Path never = newObject();
+      assertThatThrownBy(() -> cached.getFileStatus(never)).isInstanceOf(java.io.FileNotFoundException.class);
+
+      org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("s3a://fresh/dir-" + freshness);
+      org.apache.hadoop.fs.Path child = new org.apache.hadoop.fs.Path(dir, "part-0.orc");
+      write(plain, child, random(19));
+      readAndSettle(cached, child);
+      cached.delete(dir, true);
+      assertThatThrownBy(() -> cached.getFileStatus(child)).as("a recursive delete forgets what is under the directory")
+          .isInstanceOf(java.io.FileNotFoundException.class);
+    }
+  }
+
   @Test
   void zeroTtlAsksOnEveryOpen() throws Exception {
     URI bucket = URI.create("s3a://fresh/");

@@ -28,6 +28,11 @@ enum BenchmarkConfiguration {
   RUBIX_WARM("rubix-warm", "S3A through RubiX, cache warmed by one untimed run", Kind.RUBIX, Map.of(
       "fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem",
       "rubix.cache.enabled", "true")),
+  RUBIX_WARM_TTL("rubix-warm-ttl", "as rubix-warm with rubix.cache.freshness=ttl: a file's status is trusted for 60 s instead of a HEAD"
+      + " per open", Kind.RUBIX, Map.of(
+      "fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem",
+      "rubix.cache.enabled", "true",
+      "rubix.cache.freshness", "ttl")),
   ALLUXIO_COLD("alluxio-cold", "S3A (classic stream, random reads) through Alluxio 2.9.6 LocalCacheFileSystem, 1 MiB pages, cache emptied"
       + " before every query", Kind.ALLUXIO, alluxioSettings()),
   ALLUXIO_WARM("alluxio-warm", "S3A (classic stream, random reads) through Alluxio 2.9.6 LocalCacheFileSystem, 1 MiB pages, warmed by one"
@@ -54,7 +59,7 @@ enum BenchmarkConfiguration {
 
   /** Whether the timed runs follow one untimed run of every query that fills the cache (or the page cache). */
   boolean warmedUp() {
-    return this == RUBIX_WARM || this == ALLUXIO_WARM || this == LOCAL_FILE;
+    return this == RUBIX_WARM || this == RUBIX_WARM_TTL || this == ALLUXIO_WARM || this == LOCAL_FILE;
   }
 
   /** Whether the cache is emptied before every timed query. */

@@ -56,7 +56,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
         --scale F             TPC-DS scale factor (default 0.1; --smoke: 0.01)
         --latency-ms N        latency of the embedded S3 server before the first byte of a GET and before a HEAD or LIST answer (default 30)
         --bandwidth B         bandwidth per connection of the embedded S3 server, e.g. 100m (default 100m = 100 MB/s; 0 = unlimited)
-        --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, alluxio-cold, alluxio-warm, local-file
+        --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, rubix-warm-ttl, alluxio-cold, alluxio-warm, local-file
                               (default: all); each runs in its own JVM, in a shuffled order
         --seed N              seed of that shuffle (default: a random one, printed)
         --queries q3,q12,...  TPC-DS queries (default: 22 queries, see README)
