@@ -107,6 +107,35 @@ class FetchPlanTest {
     }
     assertThat(count(CacheCounter.READAHEAD_BLOCKS)).isZero();
     assertThat(server.store().bytesServed()).as("bytes from S3").isEqualTo(3L * BLOCK);
+    assertThat(server.store().gets()).as("ranges whose blocks touch: one GET for the group, not one per range").isEqualTo(1);
+  }
+
+  @Test
+  void vectoredRangesApartFetchOnlyTheirOwnBlocks() throws Exception {
+    org.apache.hadoop.fs.Path path = newPath();
+    byte[] data = upload(path, 40 * BLOCK);
+    // two groups: blocks 10-11 and block 15; blocks 12 to 14 lie between them and nobody asked for them
+    List<FileRange> ranges = List.of(FileRange.createFileRange(10L * BLOCK + 5, BLOCK), FileRange.createFileRange(11L * BLOCK + 5, 100),
+        FileRange.createFileRange(15L * BLOCK, 10));
+    for (int pass = 0; pass < 2; pass++) {
+      server.store().reset();
+      try (FSDataInputStream in = fs.open(path)) {
+        in.readVectored(ranges, ByteBuffer::allocate);
+        for (FileRange range : ranges) {
+          ByteBuffer buffer = range.getData().get(30, TimeUnit.SECONDS);
+          int from = (int) range.getOffset();
+          assertThat(Arrays.copyOfRange(buffer.array(), buffer.arrayOffset(), buffer.arrayOffset() + range.getLength()))
+              .isEqualTo(Arrays.copyOfRange(data, from, from + range.getLength()));
+        }
+        awaitWrites(((CachingS3AFileSystem) fs).cacheEngine(), version(in));
+      }
+      if (pass == 0) {
+        assertThat(server.store().bytesServed()).as("bytes from S3").isEqualTo(3L * BLOCK);
+        assertThat(server.store().gets()).isEqualTo(2);
+      } else {
+        assertThat(server.store().gets()).as("warm").isZero();
+      }
+    }
   }
 
   @Test

@@ -112,6 +112,10 @@ public final class BlockReader {
     this.peers = peers == null ? null : new PeerBlocks(peers, blockSize, chunkBlocks, this.admission, fetchExecutor);
   }
 
+  int blockSize() {
+    return blockSize;
+  }
+
   /** A filler that fetches into this reader's cache. */
   public BlockFiller filler() {
     return new BlockFiller(fills, fetches, blockSize);
@@ -145,6 +149,41 @@ public final class BlockReader {
    */
   int readDeclared(ReadSession s, long position, ByteBuffer dst) throws IOException {
     return read(s, position, dst, false);
+  }
+
+  /**
+   * Before a vectored read's ranges are read in parallel: starts fetching the missing blocks of the
+   * bytes {@code [from, to)} that a group of its ranges spans (ranges whose blocks touch or overlap, as a
+   * columnar reader's adjacent column chunks do), one ranged read per run of missing blocks instead of
+   * one per range, and returns without waiting. The ranges' reads then copy those blocks from this
+   * fetch. Best effort like read-ahead: whatever it does not start, the ranges fetch themselves.
+   */
+  void fetchGroup(ReadSession s, long from, long to) {
+    int first = block(from);
+    int end = block(to - 1) + 1;
+    if (end - first > CacheMetadataService.MAX_BLOCKS_PER_CALL) {
+      return;
+    }
+    BlockRange status = s.recentStatus;
+    if (status == null || !status.covers(first, end)) {
+      try {
+        // the ranges' reads use this answer too: a warm group costs one status call, a cold one no more than before
+        status = statusFrom(s, first, end);
+      } catch (IOException | RuntimeException e) {
+        return;
+      }
+      s.recentStatus = status;
+    }
+    BlockRange known = status;
+    int b = first;
+    while (b < end) {
+      boolean cachedRun = known.state(b) == BlockState.CACHED;
+      int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
+      if (!cachedRun) {
+        fills.fetchAhead(s, b, runEnd, null);
+      }
+      b = runEnd;
+    }
   }
 
   private int read(ReadSession s, long position, ByteBuffer dst, boolean stream) throws IOException {
@@ -253,7 +292,7 @@ public final class BlockReader {
       }
     }
     if (status == null || !status.covers(first, end)) {
-      fills.readAhead(s, first, end);
+      fills.fetchAhead(s, first, end, CacheCounter.READAHEAD_BLOCKS);
       return;
     }
     BlockRange known = status;
@@ -262,7 +301,7 @@ public final class BlockReader {
       boolean cachedRun = known.state(b) == BlockState.CACHED;
       int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
       if (!cachedRun) {
-        fills.readAhead(s, b, runEnd);
+        fills.fetchAhead(s, b, runEnd, CacheCounter.READAHEAD_BLOCKS);
       }
       b = runEnd;
     }

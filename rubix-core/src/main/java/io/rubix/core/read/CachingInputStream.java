@@ -50,6 +50,10 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
         new CachingInputStream(reader, version, source, stats);
   }
 
+  BlockReader reader() {
+    return reader;
+  }
+
   public ObjectVersion version() {
     return session.version;
   }

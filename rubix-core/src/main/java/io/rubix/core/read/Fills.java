@@ -42,22 +42,24 @@ final class Fills {
   }
 
   /**
-   * Starts reading ahead blocks {@code [first, end)}: the ones this node admits (the others would be
-   * fetched into a cache that does not keep them), one task per chunk; returns without waiting.
+   * Starts fetching blocks {@code [first, end)} ahead of the reads that will want them (read-ahead, or
+   * the blocks of a vectored read's group of ranges): the ones this node admits (the others would be
+   * fetched into a cache that does not keep them), one task per chunk; returns without waiting. The
+   * blocks granted are counted in {@code counter} when it is not null.
    */
-  void readAhead(ReadSession s, int first, int end) {
+  void fetchAhead(ReadSession s, int first, int end, CacheCounter counter) {
     int b = first;
     while (b < end) {
       boolean admitted = admission.admits(s, b);
       int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
       if (admitted) {
-        readAheadAdmitted(s, b, runEnd);
+        fetchAheadAdmitted(s, b, runEnd, counter);
       }
       b = runEnd;
     }
   }
 
-  private void readAheadAdmitted(ReadSession s, int first, int end) {
+  private void fetchAheadAdmitted(ReadSession s, int first, int end, CacheCounter counter) {
     BlockRange lease;
     try {
       lease = service.acquire(s.version, first, end);
@@ -68,7 +70,9 @@ final class Fills {
     // nobody waits for read-ahead: each chunk task ends its run, a refused one is given back when granted closes
     try (GrantedRuns granted = fetches.grant(lease, first, end)) {
       for (GrantedRun run : granted.in(first, end)) {
-        s.stats.add(CacheCounter.READAHEAD_BLOCKS, run.end() - run.first());
+        if (counter != null) {
+          s.stats.add(counter, run.end() - run.first());
+        }
         try {
           fetchExecutor.execute(() -> {
             try {

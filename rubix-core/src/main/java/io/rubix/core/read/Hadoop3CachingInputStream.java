@@ -42,6 +42,7 @@ public final class Hadoop3CachingInputStream extends CachingInputStream
   public void readVectored(List<? extends FileRange> ranges, IntFunction<ByteBuffer> allocate) throws IOException {
     checkOpen();
     List<? extends FileRange> sorted = validateAndSort(ranges, session.version.length(), session.version.path());
+    fetchGroups(sorted);
     List<CompletableFuture<ByteBuffer>> futures = new ArrayList<>(sorted.size());
     for (FileRange range : sorted) {
       CompletableFuture<ByteBuffer> future = CompletableFuture.supplyAsync(() -> {
@@ -58,6 +59,29 @@ public final class Hadoop3CachingInputStream extends CachingInputStream
       }, vectoredExecutor);
       range.setData(future);
       futures.add(future);
+    }
+  }
+
+  /**
+   * Starts one fetch per group of two or more sorted ranges whose blocks touch or overlap, so that a
+   * group costs one ranged read (per run of missing blocks, per fetch chunk) rather than one per range.
+   * A range alone is left to its own read, which also fetches the object's tail or a small object whole.
+   */
+  private void fetchGroups(List<? extends FileRange> sorted) {
+    int blockSize = reader().blockSize();
+    int i = 0;
+    while (i < sorted.size()) {
+      long from = sorted.get(i).getOffset();
+      long to = from + sorted.get(i).getLength();
+      int j = i + 1;
+      while (j < sorted.size() && sorted.get(j).getOffset() / blockSize <= Math.max(from, to - 1) / blockSize + 1) {
+        to = Math.max(to, sorted.get(j).getOffset() + sorted.get(j).getLength());
+        j++;
+      }
+      if (j - i > 1 && to > from) {
+        reader().fetchGroup(session, from, to);
+      }
+      i = j;
     }
   }
 
