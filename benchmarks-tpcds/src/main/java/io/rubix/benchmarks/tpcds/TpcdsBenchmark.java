@@ -302,15 +302,19 @@ public final class TpcdsBenchmark {
   }
 
   private S3ServerProcess startServer() throws IOException {
+    Files.createDirectories(options.cacheDir());
+    return startS3Server(options.dataDir(), options.cacheDir().resolveSibling("s3server.log"));
+  }
+
+  /** The S3 server in a JVM of its own (s3proxy's dependencies stay off this classpath), serving the objects under {@code dataDir}. */
+  static S3ServerProcess startS3Server(Path dataDir, Path log) throws IOException {
     String lib = System.getProperty("rubix.s3server.lib", codeLocation(TpcdsBenchmark.class).resolveSibling("s3server-lib").toString());
     Path s3proxy;
     try (Stream<Path> jars = Files.list(Path.of(lib))) {
       s3proxy = jars.filter(p -> p.getFileName().toString().startsWith("s3proxy")).findFirst()
           .orElseThrow(() -> new IllegalStateException("No s3proxy jar in " + lib + " (build with ./mvnw -B -q package -pl benchmarks-tpcds -am -DskipTests)"));
     }
-    Files.createDirectories(options.dataDir());
-    Files.createDirectories(options.cacheDir());
-    return S3ServerProcess.start(List.of(s3proxy, codeLocation(S3ServerMain.class)), List.of("--dir", options.dataDir().toString()),
-        options.cacheDir().resolveSibling("s3server.log"));
+    Files.createDirectories(dataDir);
+    return S3ServerProcess.start(List.of(s3proxy, codeLocation(S3ServerMain.class)), List.of("--dir", dataDir.toString()), log);
   }
 }
