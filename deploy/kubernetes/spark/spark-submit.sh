@@ -5,6 +5,8 @@
 # Usage: K8S_API=https://kubernetes.example:6443 IMAGE=registry.example/spark-rubix:4.0.1 spark-submit.sh APP.jar|APP.py [ARGS]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# ${env.RUBIX_HOST_IP} below is for Hadoop's Configuration, which expands it in each pod, not for this shell
+# shellcheck disable=SC2016
 exec "${SPARK_HOME:?set SPARK_HOME}/bin/spark-submit" \
   --master "k8s://${K8S_API:?set K8S_API}" \
   --deploy-mode cluster \
