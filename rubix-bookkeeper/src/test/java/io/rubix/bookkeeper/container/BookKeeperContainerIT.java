@@ -59,6 +59,11 @@ class BookKeeperContainerIT {
     long buildStart = System.nanoTime();
     podman.build(repo, repo.resolve("docker/Dockerfile"), IMAGE, List.of("BASE_IMAGE=" + base, "RUBIX_VERSION=" + version));
     System.out.printf("CONTAINER_IT image built in %d ms%n", Duration.ofNanos(System.nanoTime() - buildStart).toMillis());
+    // --format docker keeps the HEALTHCHECK (the OCI format drops it)
+    String config = podman.exec(Duration.ofSeconds(30), "image", "inspect", IMAGE, "--format",
+        "{{.Config.User}} {{json .Config.ExposedPorts}} {{json .Config.Volumes}} {{json .HealthCheck}}").out();
+    assertThat(config).contains("rubix:rubix", "\"8897/tcp\"", "\"8898/tcp\"", "\"8899/tcp\"", "\"/var/cache/rubix\"",
+        "\"Test\":[\"CMD\",\"/opt/rubix/docker/healthcheck.sh\"]");
 
     // the cache directory at the same path in the container and here: readers write the data files themselves
     Path cache = Files.createDirectories(work.resolve("cache"));
@@ -85,6 +90,9 @@ class BookKeeperContainerIT {
       podman.runDetached(name, runArgs, IMAGE);
       try {
         awaitHealthy(podman, name);
+        // the daemon runs as rubix (1899) and made its root group-shared (docs/operations.md)
+        assertThat(Files.getAttribute(cache.resolve("bookkeeper"), "unix:uid")).isEqualTo(1899);
+        assertThat((Integer) Files.getAttribute(cache.resolve("bookkeeper"), "unix:mode") & 07777).isEqualTo(02770);
         s3.store().reset();
         assertThat(read(conf, path, data.length)).isEqualTo(data);
         assertThat(s3.store().bytesServed()).as("cold read from S3").isGreaterThanOrEqualTo(data.length);
