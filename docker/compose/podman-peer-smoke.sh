@@ -16,7 +16,7 @@ work="$(mktemp -d /tmp/$run.XXXXXX)"
 nodes=(bk1 bk2 bk3)
 
 cleanup() {
-  for c in "$run-s3" "${nodes[@]/#/$run-}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
+  for c in "$run-s3" "${nodes[@]/#/$run-}"; do podman rm -f -v "$c" >/dev/null 2>&1 || true; done
   for n in "${nodes[@]}"; do podman volume rm -f "$run-cache-$n" >/dev/null 2>&1 || true; done
   podman network rm -f "$run" >/dev/null 2>&1 || true
   rm -rf "$work"

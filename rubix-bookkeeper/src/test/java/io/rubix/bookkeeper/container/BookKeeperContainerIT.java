@@ -105,7 +105,7 @@ class BookKeeperContainerIT {
         podman.exec(Duration.ofSeconds(30), "kill", "-s", "KILL", name).requireSuccess(List.of("kill", name));
         Podman.Result exited = podman.exec(Duration.ofSeconds(30), "wait", name);
         assertThat(exited.out().strip()).as("exit code after SIGKILL").isEqualTo("137");
-        podman.exec(Duration.ofSeconds(30), "rm", name).requireSuccess(List.of("rm", name));
+        podman.exec(Duration.ofSeconds(30), "rm", "-v", name).requireSuccess(List.of("rm", name));
 
         long restart = System.nanoTime();
         podman.runDetached(name, runArgs, IMAGE);
@@ -121,7 +121,7 @@ class BookKeeperContainerIT {
       } finally {
         Podman.Result logs = podman.exec(Duration.ofSeconds(30), "logs", name);
         System.out.println("CONTAINER_IT logs of " + name + ":\n" + logs.out() + logs.err());
-        podman.exec(Duration.ofSeconds(60), "rm", "-f", name);
+        podman.exec(Duration.ofSeconds(60), "rm", "-f", "-v", name); // -v: the anonymous volume of the image's VOLUME
       }
     }
   }
