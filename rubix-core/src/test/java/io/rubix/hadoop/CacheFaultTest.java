@@ -318,6 +318,54 @@ class CacheFaultTest {
     }
   }
 
+  /**
+   * A read-ahead fetch still running when its file system closes: close waits for it, and its blocks
+   * are written and committed, not refused by writers already shut down (a Spark job that closes its
+   * file systems after the last query would otherwise leave the last blocks it fetched uncached).
+   */
+  @Test
+  void aFetchThatEndsDuringCloseIsStillCached() throws Exception {
+    Path cacheDir = tmp.resolve("cache");
+    Configuration conf = conf(cacheDir);
+    conf.set("rubix.fs.file.wrapped.impl", FaultFakes.GatedFileSystem.class.getName());
+    conf.set("rubix.cache.readahead.max", Integer.toString(2 * BLOCK));
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try {
+      FileSystem fs = open(conf);
+      FaultFakes.GatedFileSystem source = (FaultFakes.GatedFileSystem) ((FilterFileSystem) fs).getRawFileSystem();
+      CountDownLatch fetching = source.arm(2L * BLOCK);
+      try (FSDataInputStream in = fs.open(file)) {
+        byte[] block = new byte[BLOCK];
+        in.readFully(block);
+        // continues the first read: blocks 2 and 3 are read ahead, and that fetch waits at the gate
+        in.readFully(block);
+      }
+      assertThat(fetching.await(30, TimeUnit.SECONDS)).isTrue();
+      Future<?> closed = executor.submit(() -> {
+        fs.close();
+        return null;
+      });
+      source.release();
+      closed.get(30, TimeUnit.SECONDS);
+
+      try (FileSystem again = open(withoutGate(conf)); FSDataInputStream in = again.open(file)) {
+        byte[] block2 = new byte[BLOCK];
+        in.readFully(2L * BLOCK, block2);
+        assertThat(block2).isEqualTo(Arrays.copyOfRange(data, 2 * BLOCK, 3 * BLOCK));
+        assertThat(engine(again).stats().get(CacheCounter.SOURCE_BYTES)).as("block 2 was cached by the read-ahead").isZero();
+      }
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  /** {@code conf} without the gated source. */
+  private static Configuration withoutGate(Configuration conf) {
+    Configuration plain = new Configuration(conf);
+    plain.unset("rubix.fs.file.wrapped.impl");
+    return plain;
+  }
+
   private static void flipByte(Path dataFile, long position) throws IOException {
     try (FileChannel channel = FileChannel.open(dataFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer one = ByteBuffer.allocate(1);
