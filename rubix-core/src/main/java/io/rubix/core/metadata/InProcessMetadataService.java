@@ -851,7 +851,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public CacheUsage usage() {
     lock.lock();
     try {
-      return space.usage(evictions);
+      return space.usage(evictions, admissionRejections);
     } finally {
       lock.unlock();
     }

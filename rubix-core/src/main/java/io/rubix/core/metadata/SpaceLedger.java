@@ -342,7 +342,7 @@ final class SpaceLedger {
    * reserved is what the cap bounds); bytes of dropped objects still being released are nobody's and
    * not reported, though no grant is made in them.
    */
-  CacheUsage usage(long evictions) {
+  CacheUsage usage(long evictions, long admissionRejections) {
     List<CacheUsage.Disk> result = new ArrayList<>();
     for (DiskSpace disk : disks) {
       long reserved = 0;
@@ -355,7 +355,7 @@ final class SpaceLedger {
       result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes - disk.releasingBytes - reserved, reserved,
           disk.objectCount()));
     }
-    return new CacheUsage(result, evictions);
+    return new CacheUsage(result, evictions, admissionRejections);
   }
 
   /** Gives back {@code bytes} of a dropped object's charge: now if its files are truncated, else when they are. */
