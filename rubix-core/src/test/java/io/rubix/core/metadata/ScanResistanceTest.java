@@ -90,6 +90,33 @@ class ScanResistanceTest {
     }
   }
 
+  @Test
+  void aCacheWrittenUnderLruIsKeptWhenRestartedUnderTinyLfuAndMakesRoomForNewReads() throws Exception {
+    List<ObjectVersion> old = new ArrayList<>();
+    try (InProcessMetadataService lru = new InProcessMetadataService(BLOCK, List.of(root), List.of(8 * UNIT), LEASE, clock::get,
+        new FileMetadataJournal(BLOCK), InProcessMetadataService.DEFAULT_MAX_OBJECTS, EvictionPolicy.LRU)) {
+      for (int i = 0; i < 4; i++) {
+        old.add(new ObjectVersion("s3a://bucket/old/part-" + i, 3L * BLOCK, 1, "old-" + i));
+        read(lru, old.get(i), 0, 3);
+      }
+    }
+    try (InProcessMetadataService tinyLfu = new InProcessMetadataService(BLOCK, List.of(root), List.of(8 * UNIT), LEASE, clock::get,
+        new FileMetadataJournal(BLOCK), InProcessMetadataService.DEFAULT_MAX_OBJECTS, EvictionPolicy.TINYLFU)) {
+      assertThat(tinyLfu.recoveredBlocks()).isEqualTo(12);
+      assertThat(tinyLfu.status(old.get(3), 0, 3).allCached(0, 3)).isTrue();
+
+      ObjectVersion fresh = new ObjectVersion("s3a://bucket/new/part-0", 3L * BLOCK, 1, "new");
+      read(tinyLfu, fresh, 0, 3);
+
+      // nothing was counted for the recovered objects: the first new read wins over the least recently used of them
+      assertThat(tinyLfu.status(fresh, 0, 3).allCached(0, 3)).isTrue();
+      assertThat(tinyLfu.usage().evictions()).isEqualTo(1);
+      assertThat(old.stream().filter(version -> tinyLfu.status(version, 0, 3).allCached(0, 3)).count()).isEqualTo(3);
+      assertThat(tinyLfu.admissionRejections()).isZero();
+      assertWithinCap(tinyLfu, "the new read");
+    }
+  }
+
   /** Reads eight two-block objects four times each, then one object four times the cache's size once, checking the cap after every read. */
   private static List<ObjectVersion> readHotSetThenScan(InProcessMetadataService service) throws IOException {
     List<ObjectVersion> hot = new ArrayList<>();
