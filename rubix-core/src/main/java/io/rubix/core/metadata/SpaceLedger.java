@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -223,9 +223,10 @@ final class SpaceLedger {
     if (requester != null && !requester.inWindow && !candidates.contains(requester)) {
       candidates.add(requester);
     }
-    boolean creating = growsWindow && !disk.window.containsKey(requester.version);
+    // a new object is not in the window's map yet, so it never left it above
+    boolean creating = requester != null && requester.inWindow && !disk.window.containsKey(requester.version);
     Iterator<CachedObject> window = Stream.concat(disk.window.values().stream(), creating ? Stream.of(requester) : Stream.empty()).iterator();
-    Set<CachedObject> taken = new HashSet<>();
+    Set<CachedObject> taken = new LinkedHashSet<>();
     long freed = freedBefore;
     Iterator<CachedObject> residents = disk.lru.values().iterator();
     CachedObject resident = nextResident(residents, requester, candidates, taken);
