@@ -32,6 +32,8 @@ struct TDiskUsage {
 struct TCacheUsage {
   1: required list<TDiskUsage> disks,
   2: required i64 evictions,
+  /** Grants the eviction policy refused (tinylfu); absent from daemons before it existed. */
+  3: optional i64 admissionRejections,
 }
 
 struct TServiceInfo {

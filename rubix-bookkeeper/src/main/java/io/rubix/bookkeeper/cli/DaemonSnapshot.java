@@ -52,6 +52,7 @@ record DaemonSnapshot(String address, TServiceInfo info, CacheUsage usage, Map<S
     cache.put("reservedBytes", reservedBytes());
     cache.put("objects", objects());
     cache.put("evictions", usage.evictions());
+    cache.put("admissionRejections", usage.admissionRejections());
     List<Object> disks = new ArrayList<>();
     for (CacheUsage.Disk disk : usage.disks()) {
       Map<String, Object> entry = new LinkedHashMap<>();

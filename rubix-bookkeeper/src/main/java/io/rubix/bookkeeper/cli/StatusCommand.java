@@ -34,9 +34,10 @@ final class StatusCommand implements Callable<Integer> {
     out.printf("  uptime      %s (since %s)%n", Formats.duration(Duration.ofMillis(snapshot.uptimeMillis())),
         Instant.ofEpochMilli(snapshot.info().getStartedAtMillis()));
     out.printf("  block size  %s, protocol %d%n", Formats.bytes(snapshot.info().getBlockSize()), snapshot.info().getProtocolVersion());
-    out.printf("  cache       %s of %s used (%s), %s reserved, %d objects, %d evictions%n", Formats.bytes(snapshot.usage().usedBytes()),
-        Formats.bytes(snapshot.capacityBytes()), Formats.percent(snapshot.usage().usedBytes(), snapshot.capacityBytes()),
-        Formats.bytes(snapshot.reservedBytes()), snapshot.objects(), snapshot.usage().evictions());
+    out.printf("  cache       %s of %s used (%s), %s reserved, %d objects, %d evictions, %d admission rejections%n",
+        Formats.bytes(snapshot.usage().usedBytes()), Formats.bytes(snapshot.capacityBytes()),
+        Formats.percent(snapshot.usage().usedBytes(), snapshot.capacityBytes()), Formats.bytes(snapshot.reservedBytes()), snapshot.objects(),
+        snapshot.usage().evictions(), snapshot.usage().admissionRejections());
     for (CacheUsage.Disk disk : snapshot.usage().disks()) {
       out.printf("  disk        %s: %s of %s (%s), %s reserved, %d objects%n", disk.directory(), Formats.bytes(disk.usedBytes()),
           Formats.bytes(disk.capacityBytes()), Formats.percent(disk.usedBytes(), disk.capacityBytes()), Formats.bytes(disk.reservedBytes()),

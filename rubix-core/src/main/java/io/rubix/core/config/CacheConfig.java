@@ -20,6 +20,7 @@ public record CacheConfig(
     List<Path> cacheDirs,
     long maxSizePerDisk,
     long maxObjects,
+    EvictionPolicy evictionPolicy,
     int usagePercentage,
     Freshness freshness,
     Duration freshnessTtl,
@@ -44,6 +45,7 @@ public record CacheConfig(
   public CacheConfig {
     requireNonNull(cacheDirs, "cacheDirs is null");
     cacheDirs = List.copyOf(cacheDirs);
+    requireNonNull(evictionPolicy, "evictionPolicy is null");
     requireNonNull(freshness, "freshness is null");
     requireNonNull(freshnessTtl, "freshnessTtl is null");
     requireNonNull(checksumVerification, "checksumVerification is null");
@@ -73,6 +75,7 @@ public record CacheConfig(
         cacheDirs(reader),
         reader.getBytes(CacheKeys.MAX_SIZE, blockSize, Long.MAX_VALUE),
         reader.getLong(CacheKeys.MAX_OBJECTS, 1, 100_000_000),
+        reader.getEnum(CacheKeys.EVICTION_POLICY, EvictionPolicy.class),
         reader.getInt(CacheKeys.USAGE_PERCENTAGE, 1, 100),
         reader.getEnum(CacheKeys.FRESHNESS, Freshness.class),
         reader.getDuration(CacheKeys.FRESHNESS_TTL, Duration.ZERO),

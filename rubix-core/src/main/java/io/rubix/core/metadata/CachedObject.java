@@ -34,6 +34,10 @@ final class CachedObject {
    * run may still be writing, until one lease timeout after recovery (see {@link FencedWrites}).
    */
   Lease recoveredWrites;
+  /** TinyLFU: in its disk's window ({@link DiskSpace#window}), not yet past it. */
+  boolean inWindow;
+  /** TinyLFU: the first block of the read of this object seen most often recently, whose frequency is the object's. */
+  int hotBlock;
 
   CachedObject(ObjectVersion version, int disk, Path dataFile, int blockSize) {
     this.version = version;

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.EvictionPolicy;
 
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.config.CacheKeys;
@@ -23,6 +24,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -41,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A façade: it holds the one lock and makes the decisions, and its parts do the rest without
  * locking of their own: {@link LeaseTable} (grants), {@link SpaceLedger} (charges against each cap,
- * LRU, bytes released only once gone, {@link FencedWrites}), {@link SettleWaiters} (waits without
+ * eviction by LRU or TinyLFU, bytes released only once gone, {@link FencedWrites}), {@link SettleWaiters} (waits without
  * threads) and {@link ObjectFiles} (journal and data files, only ever called without the lock). It
  * is longer than the ~300 lines a class should be because it implements the two service interfaces
  * (about twenty operations), each of which takes the lock, decides, releases it, and then does its
@@ -58,7 +60,8 @@ import org.slf4j.LoggerFactory;
  * Space is charged when a block is granted, before any byte is written, and given back only after
  * the dropped object's files are truncated (until then it is "releasing", still charged, so no
  * grant is made in space whose old bytes are still on disk), so a disk's cap is never exceeded:
- * granting evicts least-recently-used objects that no lease is fetching into, and denies the block
+ * granting evicts objects that no lease is fetching into (the least recently used, or under TinyLFU
+ * those read less often recently than the requester), and denies the block
  * when that is not enough. A block stays charged while bytes may be on disk (granted,
  * aborted after a write, published, or dropped as corrupt) until its object is evicted; a grant is
  * journaled as a charge before it is answered, so a restarted service still charges the blocks that
@@ -97,6 +100,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @GuardedBy("lock")
   private long evictions;
   @GuardedBy("lock")
+  private long admissionRejections;
+  @GuardedBy("lock")
   private long recoveredBlocks;
   @GuardedBy("lock")
   private long refusedBlocks;
@@ -111,7 +116,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   public static InProcessMetadataService forDirectories(CacheConfig config, List<Path> roots, MetadataJournal journal) {
     List<Long> capacities = roots.stream().map(root -> DiskCapacity.of(config, root)).toList();
-    return new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime, journal, config.maxObjects());
+    return new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime, journal, config.maxObjects(),
+        config.evictionPolicy());
   }
 
   /** A service configured as {@link #forDirectories} with no space: every grant is refused, every read goes to the source. */
@@ -146,6 +152,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
       MetadataJournal journal, long maxObjects) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, EvictionPolicy.LRU);
+  }
+
+  /** A service as above that makes room by {@code evictionPolicy} ({@code rubix.cache.eviction.policy}). */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy) {
     if (maxObjects < 1) {
       throw new IllegalArgumentException("maxObjects must be positive: " + maxObjects);
     }
@@ -156,7 +168,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.blockSize = blockSize;
     this.layout = new DataFileLayout(roots);
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
-    this.space = new SpaceLedger(roots, capacities, nanoClock);
+    this.space = new SpaceLedger(roots, capacities, nanoClock, evictionPolicy);
     this.leases = new LeaseTable(leaseTimeout.toNanos());
     this.waiters = new SettleWaiters(nanoClock, this::recheckWaiters);
     this.journal = requireNonNull(journal, "journal is null");
@@ -252,6 +264,19 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
+  /**
+   * Blocks whose grant the eviction policy refused ({@code tinylfu}: the object they belonged to was
+   * read less often recently than the one they would have evicted); their readers read the source.
+   */
+  public long admissionRejections() {
+    lock.lock();
+    try {
+      return admissionRejections;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Journal entries recovery dropped (invalid, orphaned) or could not read, at startup. */
   public long recoveryProblems() {
     lock.lock();
@@ -279,6 +304,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       expireLeases();
       CachedObject object = touch(version);
+      space.accessed(version, firstBlock, object);
       return describe(version, object, firstBlock, endBlock, null);
     } finally {
       lock.unlock();
@@ -299,13 +325,15 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         expireLeases();
         CachedObject object = touch(version);
         if (object == null) {
-          object = create(version, evicted);
+          object = create(version, firstBlock, evicted);
           if (object == null) {
             return denied(version, firstBlock, endBlock);
           }
           created = object;
         } else if (object.creating && (!awaitCreated(object) || objects.get(version) != object)) {
           return denied(version, firstBlock, endBlock);
+        } else {
+          space.accessed(version, firstBlock, object);
         }
         Lease lease = leases.create(object, nanoClock.getAsLong());
         DiskSpace disk = space.diskOf(object);
@@ -363,21 +391,25 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /**
-   * Starts caching {@code version}: makes room for one more object (within {@code maxObjects}) and
-   * its overhead. Its journal and data file are created by {@link #createFiles} after the lock is
-   * released; until then the object is {@code creating}. Null when there is no room.
+   * Starts caching {@code version}, read from {@code firstBlock}: makes room for one more object
+   * (within {@code maxObjects}) and its overhead. Its journal and data file are created by
+   * {@link #createFiles} after the lock is released; until then the object is {@code creating}. Null
+   * when there is no room or the eviction policy refuses it.
    */
   @GuardedBy("lock")
-  private CachedObject create(ObjectVersion version, List<CachedObject> evicted) {
+  private CachedObject create(ObjectVersion version, int firstBlock, List<CachedObject> evicted) {
     int diskIndex = layout.diskOf(version);
     DiskSpace disk = space.disk(diskIndex);
+    CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration), blockSize);
+    space.accessed(version, firstBlock, object);
+    space.creating(object);
     if (objects.size() >= maxObjects && !evictOneObject(disk, evicted)) {
       return null;
     }
-    if (!reserve(disk, null, DiskCharge.OBJECT_OVERHEAD, evicted)) {
+    if (!reserve(disk, object, DiskCharge.OBJECT_OVERHEAD, evicted)) {
       return null;
     }
-    CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration++), blockSize);
+    nextGeneration++;
     object.creating = true;
     objects.put(version, object);
     space.created(object);
@@ -448,7 +480,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @GuardedBy("lock")
   private boolean evictOneObject(DiskSpace preferred, List<CachedObject> evicted) {
     for (DiskSpace disk : space.disksFrom(preferred)) {
-      for (CachedObject candidate : disk.lru.values()) {
+      for (Iterator<CachedObject> candidates = disk.objects(); candidates.hasNext(); ) {
+        CachedObject candidate = candidates.next();
         if (!candidate.pinned()) {
           drop(candidate);
           evicted.add(candidate);
@@ -818,7 +851,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public CacheUsage usage() {
     lock.lock();
     try {
-      return space.usage(evictions);
+      return space.usage(evictions, admissionRejections);
     } finally {
       lock.unlock();
     }
@@ -848,14 +881,21 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return object;
   }
 
-  /** Makes room for {@code length} more bytes on {@code disk}, evicting LRU objects into {@code evicted}; false when impossible. */
+  /**
+   * Makes room for {@code length} more bytes of {@code requester} (null: of an object to create) on
+   * {@code disk}, evicting the objects the eviction policy picks into {@code evicted}; false when
+   * impossible, or when the policy refuses the requester (counted as an admission rejection).
+   */
   @GuardedBy("lock")
   private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
-    List<CachedObject> victims = space.victims(disk, requester, length, evicted);
-    if (victims == null) {
+    SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted);
+    if (!eviction.fits()) {
+      if (eviction.rejected()) {
+        admissionRejections++;
+      }
       return false;
     }
-    for (CachedObject victim : victims) {
+    for (CachedObject victim : eviction.victims()) {
       drop(victim);
       evicted.add(victim);
       evictions++;

@@ -2,17 +2,26 @@ package io.rubix.core.metadata;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.config.EvictionPolicy;
+import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.CacheUsage;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 
 /**
- * What a metadata service charges against each disk's cap, and the LRU order of each disk's objects.
+ * What a metadata service charges against each disk's cap, and which objects each disk evicts: the
+ * least recently used ({@link EvictionPolicy#LRU}), or under {@link EvictionPolicy#TINYLFU} those that
+ * lose a comparison of recent read frequencies (see {@link #windowedVictims}).
  *
  * <p>Space is charged when a block is granted, before any byte is written, and given back only once
  * its bytes are gone: a dropped object's charge is "releasing" until its files are truncated
@@ -25,18 +34,31 @@ import java.util.function.LongSupplier;
  * fields.
  */
 final class SpaceLedger {
+  /** TinyLFU: the share of each disk's cap its window holds, in percent. */
+  static final int WINDOW_PERCENT = 1;
+
   private final List<DiskSpace> disks = new ArrayList<>();
   private final FencedWrites fencedWrites = new FencedWrites(this::giveBack);
   private final LongSupplier nanoClock;
+  /** Null under LRU. */
+  private final AccessFrequencies frequencies;
 
   SpaceLedger(List<Path> roots, List<Long> capacities, LongSupplier nanoClock) {
+    this(roots, capacities, nanoClock, EvictionPolicy.LRU);
+  }
+
+  /** A ledger evicting by {@code policy}. */
+  SpaceLedger(List<Path> roots, List<Long> capacities, LongSupplier nanoClock, EvictionPolicy policy) {
     if (roots.size() != capacities.size()) {
       throw new IllegalArgumentException("one capacity per root: " + roots + " vs " + capacities);
     }
+    boolean windowed = requireNonNull(policy, "policy is null") == EvictionPolicy.TINYLFU;
     for (int i = 0; i < roots.size(); i++) {
-      disks.add(new DiskSpace(roots.get(i), capacities.get(i)));
+      long capacity = capacities.get(i);
+      disks.add(new DiskSpace(roots.get(i), capacity, windowed ? capacity / 100 * WINDOW_PERCENT : 0));
     }
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
+    this.frequencies = windowed ? new AccessFrequencies() : null;
   }
 
   DiskSpace disk(int index) {
@@ -51,6 +73,15 @@ final class SpaceLedger {
     return disks.size();
   }
 
+  /** Objects on all disks. */
+  private int objectCount() {
+    int objects = 0;
+    for (DiskSpace disk : disks) {
+      objects += disk.objectCount();
+    }
+    return objects;
+  }
+
   /** The disks, {@code preferred} first. */
   List<DiskSpace> disksFrom(DiskSpace preferred) {
     List<DiskSpace> order = new ArrayList<>(disks);
@@ -59,11 +90,14 @@ final class SpaceLedger {
     return order;
   }
 
-  /** Charges a recovered object (its {@link CachedObject#chargedBytes}) and puts it last in LRU order. */
+  /** Charges a recovered object (its {@link CachedObject#chargedBytes}) and puts it last in LRU order, past any window. */
   void recovered(CachedObject object) {
     DiskSpace disk = diskOf(object);
     disk.lru.put(object.version, object);
     disk.usedBytes += object.chargedBytes;
+    if (frequencies != null) {
+      frequencies.objectsCached(objectCount());
+    }
   }
 
   /** Charges for good a file of {@code bytes} recovery could neither recover nor delete. */
@@ -74,17 +108,37 @@ final class SpaceLedger {
     disk.usedBytes += charge;
   }
 
-  /** Charges a new object its overhead (room was {@linkplain #victims made} first) and puts it last in LRU order. */
+  /** {@code object} is about to be created: under TinyLFU it will start in the window, which {@link #victims} must know. */
+  void creating(CachedObject object) {
+    object.inWindow = frequencies != null;
+  }
+
+  /** Charges a new object its overhead (room was {@linkplain #victims made} first) and puts it last in LRU order, in the window under TinyLFU. */
   void created(CachedObject object) {
     DiskSpace disk = diskOf(object);
     object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
     disk.usedBytes += DiskCharge.OBJECT_OVERHEAD;
-    disk.lru.put(object.version, object);
+    if (frequencies != null) {
+      frequencies.objectsCached(objectCount() + 1);
+    }
+    if (object.inWindow) {
+      disk.windowBytes += DiskCharge.OBJECT_OVERHEAD;
+      disk.window.put(object.version, object);
+    } else {
+      disk.lru.put(object.version, object);
+    }
   }
 
   /** {@code object} was used: last in LRU order. */
   void touch(CachedObject object) {
-    diskOf(object).lru.get(object.version);
+    diskOf(object).touch(object);
+  }
+
+  /** A read of {@code version} starting at {@code block} (its cached {@code object}, or null): counted under TinyLFU. */
+  void accessed(ObjectVersion version, int block, CachedObject object) {
+    if (frequencies != null) {
+      frequencies.record(version, block, object);
+    }
   }
 
   /** Charges {@code block} of {@code object} (room was {@linkplain #victims made} first). */
@@ -92,7 +146,11 @@ final class SpaceLedger {
     long charge = DiskCharge.ofBlock(object.blockLength(block));
     object.charged.set(block);
     object.chargedBytes += charge;
-    diskOf(object).usedBytes += charge;
+    DiskSpace disk = diskOf(object);
+    disk.usedBytes += charge;
+    if (object.inWindow) {
+      disk.windowBytes += charge;
+    }
   }
 
   /** Gives back the charge of {@code block} of {@code object}: nothing of it is on disk. */
@@ -101,20 +159,24 @@ final class SpaceLedger {
       object.charged.clear(block);
       long charge = DiskCharge.ofBlock(object.blockLength(block));
       object.chargedBytes -= charge;
-      diskOf(object).usedBytes -= charge;
+      DiskSpace disk = diskOf(object);
+      disk.usedBytes -= charge;
+      if (object.inWindow) {
+        disk.windowBytes -= charge;
+      }
     }
   }
 
   /**
-   * The least recently used objects to evict from {@code disk} so that {@code length} more bytes fit,
-   * never {@code requester} nor one being fetched into; null when that is impossible. Space of
+   * The objects to evict from {@code disk} so that {@code length} more bytes fit, never
+   * {@code requester} (null when the bytes are a new object's) nor one being fetched into. Space of
    * objects other calls dropped counts as used until their files are truncated; space of the objects
    * in {@code evicted} counts as free, since the caller deletes their files before it answers, except
    * what grantees may still be writing.
    */
-  List<CachedObject> victims(DiskSpace disk, CachedObject requester, long length, Collection<CachedObject> evicted) {
+  Eviction victims(DiskSpace disk, CachedObject requester, long length, Collection<CachedObject> evicted) {
     if (length > disk.capacityBytes) {
-      return null;
+      return Eviction.NO_ROOM;
     }
     long freed = 0;
     for (CachedObject victim : evicted) {
@@ -122,16 +184,100 @@ final class SpaceLedger {
         freed += victim.releasingBytes;
       }
     }
+    if (frequencies != null) {
+      return windowedVictims(disk, requester, length, freed);
+    }
     List<CachedObject> victims = new ArrayList<>();
     Iterator<CachedObject> candidates = disk.lru.values().iterator();
     while (disk.usedBytes - freed + length > disk.capacityBytes && candidates.hasNext()) {
       CachedObject candidate = candidates.next();
-      if (candidate != requester && !candidate.pinned() && candidate.chargedBytes > 0) {
+      if (evictable(candidate, requester)) {
         victims.add(candidate);
         freed += candidate.chargedBytes - recoveredWritesCharge(candidate);
       }
     }
-    return disk.usedBytes - freed + length > disk.capacityBytes ? null : victims;
+    return disk.usedBytes - freed + length > disk.capacityBytes ? Eviction.NO_ROOM : new Eviction(victims, false);
+  }
+
+  /**
+   * Window TinyLFU's choice. The window keeps the newest objects up to its capacity, the growth of a
+   * requester in it included (a new object always starts in it); the oldest beyond that leave it and
+   * become candidates, as does a requester past the window, which must win its room. When room is
+   * still needed, each candidate in turn (then the window's objects, oldest first, down to the
+   * requester) is compared with the least recently used object past the window: the one read less
+   * often recently is evicted, the resident on a tie. A requester that loses is refused
+   * ({@link Eviction#rejected}), and a losing candidate being fetched into stays where it is.
+   */
+  private Eviction windowedVictims(DiskSpace disk, CachedObject requester, long length, long freedBefore) {
+    boolean growsWindow = requester != null && requester.inWindow;
+    long windowAfter = disk.windowBytes + (growsWindow ? length : 0);
+    Deque<CachedObject> candidates = new ArrayDeque<>();
+    for (Iterator<CachedObject> oldest = disk.window.values().iterator(); windowAfter > disk.windowCapacity && oldest.hasNext(); ) {
+      CachedObject leaving = oldest.next();
+      candidates.add(leaving);
+      windowAfter -= leaving == requester ? leaving.chargedBytes + length : leaving.chargedBytes;
+    }
+    for (CachedObject leaving : candidates) {
+      disk.leaveWindow(leaving);
+    }
+    if (requester != null && !requester.inWindow && !candidates.contains(requester)) {
+      candidates.add(requester);
+    }
+    // a new object is not in the window's map yet, so it never left it above
+    boolean creating = requester != null && requester.inWindow && !disk.window.containsKey(requester.version);
+    Iterator<CachedObject> window = Stream.concat(disk.window.values().stream(), creating ? Stream.of(requester) : Stream.empty()).iterator();
+    Set<CachedObject> taken = new LinkedHashSet<>();
+    long freed = freedBefore;
+    Iterator<CachedObject> residents = disk.lru.values().iterator();
+    CachedObject resident = nextResident(residents, requester, candidates, taken);
+    while (disk.usedBytes - freed + length > disk.capacityBytes) {
+      if (candidates.isEmpty() && window.hasNext()) {
+        candidates.add(window.next());
+      }
+      CachedObject candidate = candidates.peekFirst();
+      CachedObject evict;
+      if (resident != null && (candidate == null || frequencies.admits(candidate, resident))) {
+        evict = resident;
+        resident = nextResident(residents, requester, candidates, taken);
+      } else if (resident != null && candidate == requester) {
+        return Eviction.REJECTED;
+      } else if (candidate != null) {
+        evict = candidates.removeFirst();
+      } else {
+        return Eviction.NO_ROOM;
+      }
+      if (evictable(evict, requester) && taken.add(evict)) {
+        freed += evict.chargedBytes - recoveredWritesCharge(evict);
+      }
+    }
+    return new Eviction(List.copyOf(taken), false);
+  }
+
+  private static CachedObject nextResident(Iterator<CachedObject> residents, CachedObject requester, Collection<CachedObject> candidates,
+      Set<CachedObject> taken) {
+    while (residents.hasNext()) {
+      CachedObject next = residents.next();
+      if (evictable(next, requester) && !candidates.contains(next) && !taken.contains(next)) {
+        return next;
+      }
+    }
+    return null;
+  }
+  private static boolean evictable(CachedObject object, CachedObject requester) {
+    return object != requester && !object.pinned() && object.chargedBytes > 0;
+  }
+
+  /**
+   * What {@link #victims} found: the objects to evict (null when the bytes do not fit), and whether
+   * they do not fit because the eviction policy refused the requester, not for want of space.
+   */
+  record Eviction(List<CachedObject> victims, boolean rejected) {
+    static final Eviction NO_ROOM = new Eviction(null, false);
+    static final Eviction REJECTED = new Eviction(null, true);
+
+    boolean fits() {
+      return victims != null;
+    }
   }
 
   /**
@@ -142,7 +288,7 @@ final class SpaceLedger {
    */
   void forget(CachedObject object, Collection<Lease> leases) {
     DiskSpace disk = diskOf(object);
-    disk.lru.remove(object.version);
+    disk.remove(object);
     disk.releasingBytes += object.chargedBytes;
     object.releasingBytes += object.chargedBytes;
     object.chargedBytes = 0;
@@ -197,19 +343,20 @@ final class SpaceLedger {
    * reserved is what the cap bounds); bytes of dropped objects still being released are nobody's and
    * not reported, though no grant is made in them.
    */
-  CacheUsage usage(long evictions) {
+  CacheUsage usage(long evictions, long admissionRejections) {
     List<CacheUsage.Disk> result = new ArrayList<>();
     for (DiskSpace disk : disks) {
       long reserved = 0;
-      for (CachedObject object : disk.lru.values()) {
+      for (Iterator<CachedObject> objects = disk.objects(); objects.hasNext(); ) {
+        CachedObject object = objects.next();
         for (int block : object.inFlight.keySet()) {
           reserved += DiskCharge.ofBlock(object.blockLength(block));
         }
       }
       result.add(new CacheUsage.Disk(disk.root.toString(), disk.capacityBytes, disk.usedBytes - disk.releasingBytes - reserved, reserved,
-          disk.lru.size()));
+          disk.objectCount()));
     }
-    return new CacheUsage(result, evictions);
+    return new CacheUsage(result, evictions, admissionRejections);
   }
 
   /** Gives back {@code bytes} of a dropped object's charge: now if its files are truncated, else when they are. */

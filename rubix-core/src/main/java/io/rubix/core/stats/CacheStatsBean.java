@@ -39,6 +39,11 @@ public final class CacheStatsBean implements CacheStatsMXBean {
   }
 
   @Override
+  public long getAdmissionRejections() {
+    return usage().admissionRejections();
+  }
+
+  @Override
   public double getHitRatio() {
     long hits = stats.get(CacheCounter.HIT_BYTES);
     long total = hits + stats.get(CacheCounter.MISS_BYTES);

@@ -12,5 +12,8 @@ public interface CacheStatsMXBean {
 
   long getEvictions();
 
+  /** Grants the eviction policy refused ({@code rubix.cache.eviction.policy=tinylfu}); 0 under lru. */
+  long getAdmissionRejections();
+
   double getHitRatio();
 }

@@ -32,6 +32,7 @@ class CacheConfigTest {
     assertThat(config.usagePercentage()).isEqualTo(80);
     assertThat(config.maxSizePerDisk()).isEqualTo(-1);
     assertThat(config.inFlightPolicy()).isEqualTo(InFlightPolicy.WAIT);
+    assertThat(config.evictionPolicy()).isEqualTo(EvictionPolicy.LRU);
   }
 
   @Test
@@ -42,12 +43,14 @@ class CacheConfigTest {
     conf.set("rubix.cache.freshness", "TTL");
     conf.set("rubix.cache.freshness.ttl", "5m");
     conf.set("rubix.cache.checksum.verify", "never");
+    conf.set("rubix.cache.eviction.policy", "TinyLFU");
     CacheConfig config = CacheConfig.from(conf);
     assertThat(config.blockSize()).isEqualTo(64 * 1024);
     assertThat(config.maxSizePerDisk()).isEqualTo(2L << 30);
     assertThat(config.freshness()).isEqualTo(Freshness.TTL);
     assertThat(config.freshnessTtl()).isEqualTo(Duration.ofMinutes(5));
     assertThat(config.checksumVerification()).isEqualTo(ChecksumVerification.NEVER);
+    assertThat(config.evictionPolicy()).isEqualTo(EvictionPolicy.TINYLFU);
   }
 
   @Test
@@ -55,6 +58,7 @@ class CacheConfigTest {
     assertInvalid("rubix.cache.block.size", "1x", "rubix.cache.block.size", "'1x'", "size in bytes");
     assertInvalid("rubix.cache.block.size", "1k", "rubix.cache.block.size", "'1k'", "[4096, 268435456]");
     assertInvalid("rubix.cache.freshness", "sometimes", "rubix.cache.freshness", "'sometimes'", "[strict, ttl, immutable]");
+    assertInvalid("rubix.cache.eviction.policy", "lfu", "rubix.cache.eviction.policy", "'lfu'", "[lru, tinylfu]");
     assertInvalid("rubix.cache.strict.mode", "yes", "rubix.cache.strict.mode", "'yes'", "true or false");
     assertInvalid("rubix.cache.usage.percentage", "120", "rubix.cache.usage.percentage", "'120'", "[1, 100]");
     assertInvalid("rubix.cache.freshness.ttl", "soon", "rubix.cache.freshness.ttl", "'soon'", "duration");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.config.ChecksumVerification;
+import io.rubix.core.config.EvictionPolicy;
 import io.rubix.core.store.BlockStore;
 import io.rubix.core.store.CacheFiles;
 import io.rubix.core.store.ChannelOpener;
@@ -78,10 +79,20 @@ class InProcessMetadataServiceTest {
 
   @Test
   void capIsNeverExceededUnderRandomGrantCommitAbortAndExpiry() throws Exception {
+    capHoldsUnderRandomOperations(EvictionPolicy.LRU);
+  }
+
+  @Test
+  void capIsNeverExceededUnderTinyLfu() throws Exception {
+    capHoldsUnderRandomOperations(EvictionPolicy.TINYLFU);
+  }
+
+  private void capHoldsUnderRandomOperations(EvictionPolicy policy) throws Exception {
     long seed = Long.getLong("rubix.fuzz.seed", System.nanoTime());
     Random random = new Random(seed);
     long capacity = 10L * BLOCK + 123;
-    try (InProcessMetadataService service = service(capacity)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), LEASE, clock::get,
+        MetadataJournal.NONE, InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy)) {
       List<ObjectVersion> versions = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         versions.add(version("object-" + i, 1 + random.nextInt(6 * BLOCK)));

@@ -20,6 +20,8 @@ public final class CacheKeys {
       "Hard cap on cache bytes per cache directory (bytes, or with a k/m/g/t suffix). When both this and rubix.cache.usage.percentage apply, the smaller wins.");
   public static final ConfigKey MAX_OBJECTS = new ConfigKey("rubix.cache.max.objects", "1000000",
       "Most object versions one metadata service (the BookKeeper, or an embedded JVM) tracks, 1 to 100000000; at the bound, caching a new one evicts the least recently used.");
+  public static final ConfigKey EVICTION_POLICY = new ConfigKey("rubix.cache.eviction.policy", "lru",
+      "Which object versions make room when a cache directory is full: lru (the least recently used) or tinylfu (new objects enter a window of 1% of the directory; beyond it, one stays only if it was read more often recently than the least recently used object it would evict, else its blocks are read from the source uncached and counted in rubix_cache_admission_rejections: a one-pass scan larger than the cache then does not evict data that is read again and again). See docs/operations.md.");
   public static final ConfigKey USAGE_PERCENTAGE = new ConfigKey("rubix.cache.usage.percentage", "80",
       "Hard cap per cache directory as a percentage (1-100) of the capacity of the disk that holds it.");
   public static final ConfigKey FRESHNESS = new ConfigKey("rubix.cache.freshness", "strict",
@@ -63,7 +65,7 @@ public final class CacheKeys {
 
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
-    return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, MAX_OBJECTS, USAGE_PERCENTAGE,
+    return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, MAX_OBJECTS, EVICTION_POLICY, USAGE_PERCENTAGE,
         FRESHNESS, FRESHNESS_TTL, STRICT_MODE, CHECKSUM_VERIFY, OPEN_FILES_MAX, LEASE_TIMEOUT, INFLIGHT_POLICY,
         INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, FETCH_TAIL, FETCH_WHOLE_MAX, TAIL_MEMORY, STATUS_CACHE_ENTRIES, JMX_ENABLED,
         WRAPPED_IMPL, S3A_SOURCE_STREAM);

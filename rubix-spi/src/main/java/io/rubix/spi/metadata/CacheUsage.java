@@ -4,10 +4,19 @@ import static java.util.Objects.requireNonNull;
 
 import java.util.List;
 
-/** Space accounting of a cache, one entry per cache directory (disk). */
-public record CacheUsage(List<Disk> disks, long evictions) {
+/**
+ * Space accounting of a cache, one entry per cache directory (disk), with the objects evicted and the
+ * grants the eviction policy refused (blocks, or new objects, that {@code tinylfu} did not let evict
+ * an object read more often recently) since the service started.
+ */
+public record CacheUsage(List<Disk> disks, long evictions, long admissionRejections) {
   public CacheUsage {
     disks = List.copyOf(requireNonNull(disks, "disks is null"));
+  }
+
+  /** Usage without admission rejections (none counted, or a daemon that does not count them). */
+  public CacheUsage(List<Disk> disks, long evictions) {
+    this(disks, evictions, 0);
   }
 
   public long usedBytes() {

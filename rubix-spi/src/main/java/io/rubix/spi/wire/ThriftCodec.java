@@ -57,7 +57,7 @@ public final class ThriftCodec {
     for (CacheUsage.Disk disk : usage.disks()) {
       disks.add(new TDiskUsage(disk.directory(), disk.capacityBytes(), disk.usedBytes(), disk.reservedBytes(), disk.objects()));
     }
-    return new TCacheUsage(disks, usage.evictions());
+    return new TCacheUsage(disks, usage.evictions()).setAdmissionRejections(usage.admissionRejections());
   }
 
   public static CacheUsage fromThrift(TCacheUsage usage) {
@@ -65,7 +65,7 @@ public final class ThriftCodec {
     for (TDiskUsage disk : usage.getDisks()) {
       disks.add(new CacheUsage.Disk(disk.getDirectory(), disk.getCapacityBytes(), disk.getUsedBytes(), disk.getReservedBytes(), disk.getObjects()));
     }
-    return new CacheUsage(disks, usage.getEvictions());
+    return new CacheUsage(disks, usage.getEvictions(), usage.isSetAdmissionRejections() ? usage.getAdmissionRejections() : 0);
   }
 
   public static List<TCachedFile> toThrift(List<CachedFile> files) {

@@ -2,7 +2,7 @@ package io.rubix.spi.thrift;
 
 /** SHA-256 of the bookkeeper.thrift this code was generated from; a test compares it with the IDL. */
 public final class IdlChecksum {
-  public static final String SHA256 = "6cc3252b108cb6dc5a4835e17fcf562ac313ce4ed7b5c7add51896a057b4a3fb";
+  public static final String SHA256 = "88d60d4fb628c8361529c540c6ef19e0744866186e49828a9840b4e3afae46ab";
 
   private IdlChecksum() {}
 }

@@ -12,17 +12,26 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
 
   private static final org.apache.thrift.protocol.TField DISKS_FIELD_DESC = new org.apache.thrift.protocol.TField("disks", org.apache.thrift.protocol.TType.LIST, (short)1);
   private static final org.apache.thrift.protocol.TField EVICTIONS_FIELD_DESC = new org.apache.thrift.protocol.TField("evictions", org.apache.thrift.protocol.TType.I64, (short)2);
+  private static final org.apache.thrift.protocol.TField ADMISSION_REJECTIONS_FIELD_DESC = new org.apache.thrift.protocol.TField("admissionRejections", org.apache.thrift.protocol.TType.I64, (short)3);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new TCacheUsageStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new TCacheUsageTupleSchemeFactory();
 
   public @org.apache.thrift.annotation.Nullable java.util.List<TDiskUsage> disks; // required
   public long evictions; // required
+  /**
+   * Grants the eviction policy refused (tinylfu); absent from daemons before it existed.
+   */
+  public long admissionRejections; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
     DISKS((short)1, "disks"),
-    EVICTIONS((short)2, "evictions");
+    EVICTIONS((short)2, "evictions"),
+    /**
+     * Grants the eviction policy refused (tinylfu); absent from daemons before it existed.
+     */
+    ADMISSION_REJECTIONS((short)3, "admissionRejections");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -42,6 +51,8 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
           return DISKS;
         case 2: // EVICTIONS
           return EVICTIONS;
+        case 3: // ADMISSION_REJECTIONS
+          return ADMISSION_REJECTIONS;
         default:
           return null;
       }
@@ -86,7 +97,9 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
 
   // isset id assignments
   private static final int __EVICTIONS_ISSET_ID = 0;
+  private static final int __ADMISSIONREJECTIONS_ISSET_ID = 1;
   private byte __isset_bitfield = 0;
+  private static final _Fields optionals[] = {_Fields.ADMISSION_REJECTIONS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -94,6 +107,8 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
         new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
             new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, TDiskUsage.class))));
     tmpMap.put(_Fields.EVICTIONS, new org.apache.thrift.meta_data.FieldMetaData("evictions", org.apache.thrift.TFieldRequirementType.REQUIRED, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+    tmpMap.put(_Fields.ADMISSION_REJECTIONS, new org.apache.thrift.meta_data.FieldMetaData("admissionRejections", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(TCacheUsage.class, metaDataMap);
@@ -125,6 +140,7 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
       this.disks = __this__disks;
     }
     this.evictions = other.evictions;
+    this.admissionRejections = other.admissionRejections;
   }
 
   @Override
@@ -137,6 +153,8 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
     this.disks = null;
     setEvictionsIsSet(false);
     this.evictions = 0;
+    setAdmissionRejectionsIsSet(false);
+    this.admissionRejections = 0;
   }
 
   public int getDisksSize() {
@@ -203,6 +221,35 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __EVICTIONS_ISSET_ID, value);
   }
 
+  /**
+   * Grants the eviction policy refused (tinylfu); absent from daemons before it existed.
+   */
+  public long getAdmissionRejections() {
+    return this.admissionRejections;
+  }
+
+  /**
+   * Grants the eviction policy refused (tinylfu); absent from daemons before it existed.
+   */
+  public TCacheUsage setAdmissionRejections(long admissionRejections) {
+    this.admissionRejections = admissionRejections;
+    setAdmissionRejectionsIsSet(true);
+    return this;
+  }
+
+  public void unsetAdmissionRejections() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __ADMISSIONREJECTIONS_ISSET_ID);
+  }
+
+  /** Returns true if field admissionRejections is set (has been assigned a value) and false otherwise */
+  public boolean isSetAdmissionRejections() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __ADMISSIONREJECTIONS_ISSET_ID);
+  }
+
+  public void setAdmissionRejectionsIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __ADMISSIONREJECTIONS_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -222,6 +269,14 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
       }
       break;
 
+    case ADMISSION_REJECTIONS:
+      if (value == null) {
+        unsetAdmissionRejections();
+      } else {
+        setAdmissionRejections((java.lang.Long)value);
+      }
+      break;
+
     }
   }
 
@@ -234,6 +289,9 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
 
     case EVICTIONS:
       return getEvictions();
+
+    case ADMISSION_REJECTIONS:
+      return getAdmissionRejections();
 
     }
     throw new java.lang.IllegalStateException();
@@ -251,6 +309,8 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
       return isSetDisks();
     case EVICTIONS:
       return isSetEvictions();
+    case ADMISSION_REJECTIONS:
+      return isSetAdmissionRejections();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -286,6 +346,15 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
         return false;
     }
 
+    boolean this_present_admissionRejections = true && this.isSetAdmissionRejections();
+    boolean that_present_admissionRejections = true && that.isSetAdmissionRejections();
+    if (this_present_admissionRejections || that_present_admissionRejections) {
+      if (!(this_present_admissionRejections && that_present_admissionRejections))
+        return false;
+      if (this.admissionRejections != that.admissionRejections)
+        return false;
+    }
+
     return true;
   }
 
@@ -298,6 +367,10 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
       hashCode = hashCode * 8191 + disks.hashCode();
 
     hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(evictions);
+
+    hashCode = hashCode * 8191 + ((isSetAdmissionRejections()) ? 131071 : 524287);
+    if (isSetAdmissionRejections())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(admissionRejections);
 
     return hashCode;
   }
@@ -326,6 +399,16 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
     }
     if (isSetEvictions()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.evictions, other.evictions);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetAdmissionRejections(), other.isSetAdmissionRejections());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetAdmissionRejections()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.admissionRejections, other.admissionRejections);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -365,6 +448,12 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
     sb.append("evictions:");
     sb.append(this.evictions);
     first = false;
+    if (isSetAdmissionRejections()) {
+      if (!first) sb.append(", ");
+      sb.append("admissionRejections:");
+      sb.append(this.admissionRejections);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -443,6 +532,14 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 3: // ADMISSION_REJECTIONS
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.admissionRejections = iprot.readI64();
+              struct.setAdmissionRejectionsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -477,6 +574,11 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
       oprot.writeFieldBegin(EVICTIONS_FIELD_DESC);
       oprot.writeI64(struct.evictions);
       oprot.writeFieldEnd();
+      if (struct.isSetAdmissionRejections()) {
+        oprot.writeFieldBegin(ADMISSION_REJECTIONS_FIELD_DESC);
+        oprot.writeI64(struct.admissionRejections);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -503,6 +605,14 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
         }
       }
       oprot.writeI64(struct.evictions);
+      java.util.BitSet optionals = new java.util.BitSet();
+      if (struct.isSetAdmissionRejections()) {
+        optionals.set(0);
+      }
+      oprot.writeBitSet(optionals, 1);
+      if (struct.isSetAdmissionRejections()) {
+        oprot.writeI64(struct.admissionRejections);
+      }
     }
 
     @Override
@@ -522,6 +632,11 @@ public class TCacheUsage implements org.apache.thrift.TBase<TCacheUsage, TCacheU
       struct.setDisksIsSet(true);
       struct.evictions = iprot.readI64();
       struct.setEvictionsIsSet(true);
+      java.util.BitSet incoming = iprot.readBitSet(1);
+      if (incoming.get(0)) {
+        struct.admissionRejections = iprot.readI64();
+        struct.setAdmissionRejectionsIsSet(true);
+      }
     }
   }
 
