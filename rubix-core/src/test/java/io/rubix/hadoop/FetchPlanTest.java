@@ -87,14 +87,8 @@ class FetchPlanTest {
     return new org.apache.hadoop.fs.Path("s3a://plan/object-" + (++objects) + ".bin");
   }
 
-  @Test
-  void vectoredRangesFetchTheBlocksTheyTouchAndNothingAhead() throws Exception {
-    org.apache.hadoop.fs.Path path = newPath();
-    byte[] data = upload(path, 40 * BLOCK);
-    // three adjacent column chunks in blocks 10 to 12, as a columnar reader asks for them
-    long start = 10L * BLOCK + 100;
-    List<FileRange> ranges = List.of(FileRange.createFileRange(start, 30_000), FileRange.createFileRange(start + 30_000, BLOCK),
-        FileRange.createFileRange(start + 30_000 + BLOCK, BLOCK - 20_000));
+  /** Reads {@code ranges} of {@code path} with one vectored read, checks each against {@code data} and waits for the cache writes. */
+  private void readVectoredAndSettle(org.apache.hadoop.fs.Path path, byte[] data, List<FileRange> ranges) throws Exception {
     try (FSDataInputStream in = fs.open(path)) {
       in.readVectored(ranges, ByteBuffer::allocate);
       for (FileRange range : ranges) {
@@ -105,6 +99,17 @@ class FetchPlanTest {
       }
       awaitWrites(((CachingS3AFileSystem) fs).cacheEngine(), version(in));
     }
+  }
+
+  @Test
+  void vectoredRangesFetchTheBlocksTheyTouchAndNothingAhead() throws Exception {
+    org.apache.hadoop.fs.Path path = newPath();
+    byte[] data = upload(path, 40 * BLOCK);
+    // three adjacent column chunks in blocks 10 to 12, as a columnar reader asks for them
+    long start = 10L * BLOCK + 100;
+    List<FileRange> ranges = List.of(FileRange.createFileRange(start, 30_000), FileRange.createFileRange(start + 30_000, BLOCK),
+        FileRange.createFileRange(start + 30_000 + BLOCK, BLOCK - 20_000));
+    readVectoredAndSettle(path, data, ranges);
     assertThat(count(CacheCounter.READAHEAD_BLOCKS)).isZero();
     assertThat(server.store().bytesServed()).as("bytes from S3").isEqualTo(3L * BLOCK);
     assertThat(server.store().gets()).as("ranges whose blocks touch: one GET for the group, not one per range").isEqualTo(1);
@@ -119,16 +124,7 @@ class FetchPlanTest {
         FileRange.createFileRange(15L * BLOCK, 10));
     for (int pass = 0; pass < 2; pass++) {
       server.store().reset();
-      try (FSDataInputStream in = fs.open(path)) {
-        in.readVectored(ranges, ByteBuffer::allocate);
-        for (FileRange range : ranges) {
-          ByteBuffer buffer = range.getData().get(30, TimeUnit.SECONDS);
-          int from = (int) range.getOffset();
-          assertThat(Arrays.copyOfRange(buffer.array(), buffer.arrayOffset(), buffer.arrayOffset() + range.getLength()))
-              .isEqualTo(Arrays.copyOfRange(data, from, from + range.getLength()));
-        }
-        awaitWrites(((CachingS3AFileSystem) fs).cacheEngine(), version(in));
-      }
+      readVectoredAndSettle(path, data, ranges);
       if (pass == 0) {
         assertThat(server.store().bytesServed()).as("bytes from S3").isEqualTo(3L * BLOCK);
         assertThat(server.store().gets()).isEqualTo(2);

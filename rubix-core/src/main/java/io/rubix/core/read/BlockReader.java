@@ -174,13 +174,17 @@ public final class BlockReader {
       }
       s.recentStatus = status;
     }
-    BlockRange known = status;
+    fetchUncached(s, status, first, end, null);
+  }
+
+  /** Starts fetching the blocks of {@code [first, end)} that {@code known} does not say are cached, counted in {@code counter} (may be null). */
+  private void fetchUncached(ReadSession s, BlockRange known, int first, int end, CacheCounter counter) {
     int b = first;
     while (b < end) {
       boolean cachedRun = known.state(b) == BlockState.CACHED;
       int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
       if (!cachedRun) {
-        fills.fetchAhead(s, b, runEnd, null);
+        fills.fetchAhead(s, b, runEnd, counter);
       }
       b = runEnd;
     }
@@ -295,16 +299,7 @@ public final class BlockReader {
       fills.fetchAhead(s, first, end, CacheCounter.READAHEAD_BLOCKS);
       return;
     }
-    BlockRange known = status;
-    int b = first;
-    while (b < end) {
-      boolean cachedRun = known.state(b) == BlockState.CACHED;
-      int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
-      if (!cachedRun) {
-        fills.fetchAhead(s, b, runEnd, CacheCounter.READAHEAD_BLOCKS);
-      }
-      b = runEnd;
-    }
+    fetchUncached(s, status, first, end, CacheCounter.READAHEAD_BLOCKS);
   }
 
   /** The status of blocks from {@code first} to at least {@code end}, and up to {@link #statusWindow} blocks ahead. */
