@@ -139,7 +139,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     if (support == null) {
       return super.openFileWithOptions(path, parameters);
     }
-    return support.openFile(makeQualified(path), parameters, Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS,
+    return support.openFile(makeQualified(path), parameters, OpenFileKeys.STANDARD,
         fs::getFileStatus, this::openSource);
   }
 

@@ -10,15 +10,12 @@ import java.net.URI;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
@@ -26,7 +23,6 @@ import org.apache.hadoop.fs.s3a.Constants;
 import org.apache.hadoop.fs.s3a.S3AFileStatus;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.hadoop.fs.s3a.S3ALocatedFileStatus;
-import org.apache.hadoop.fs.s3a.impl.InternalConstants;
 import org.apache.hadoop.util.Progressable;
 import org.apache.hadoop.util.functional.FutureIO;
 
@@ -42,14 +38,6 @@ import org.apache.hadoop.util.functional.FutureIO;
  */
 public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngine, HasClusterLocality {
   static final String S3A_STREAM_TYPE = "fs.s3a.input.stream.type";
-  /**
-   * Mandatory {@code openFile()} options accepted: those S3A accepts. Its own ones tune S3A's stream,
-   * which the cache replaces, so they are accepted and have no effect, as options a store does not
-   * use do for Hadoop's stores.
-   */
-  private static final Set<String> OPEN_FILE_KEYS = Stream.concat(
-      Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS.stream(), InternalConstants.S3A_OPENFILE_KEYS.stream())
-      .collect(Collectors.toUnmodifiableSet());
 
   private CachingSupport support;
   /** Whether S3A fails a GET of an object whose ETag is not the one in the status it was opened with. */
@@ -115,7 +103,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     if (support == null) {
       return super.openFileWithOptions(path, parameters);
     }
-    return support.openFile(makeQualified(path), parameters, OPEN_FILE_KEYS, super::getFileStatus, sourceOpener);
+    return support.openFile(makeQualified(path), parameters, OpenFileKeys.S3A, super::getFileStatus, sourceOpener);
   }
 
   /**
@@ -149,10 +137,15 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
           null);
     }
     Configuration options = new Configuration(false);
-    options.set(CachingFileSystem.READ_POLICY, "random");
-    OpenFileParameters parameters = new OpenFileParameters()
-        .withMandatoryKeys(Set.of())
-        .withOptionalKeys(Set.of(CachingFileSystem.READ_POLICY))
+    OpenFileParameters parameters = new OpenFileParameters().withMandatoryKeys(Set.of());
+    if (HadoopApi.OPEN_FILE_OPTIONAL_KEYS) {
+      options.set(CachingFileSystem.READ_POLICY, "random");
+      parameters = parameters.withOptionalKeys(Set.of(CachingFileSystem.READ_POLICY));
+    } else {
+      // Hadoop 3.3.4: S3A reads its own key (Constants.INPUT_FADVISE, deprecated since), as an option it is not asked to require
+      options.set("fs.s3a.experimental.input.fadvise", "random");
+    }
+    parameters = parameters
         .withOptions(options)
         .withStatus(status)
         .withBufferSize(getConf().getInt("io.file.buffer.size", 4096));

@@ -1,5 +1,6 @@
 package io.rubix.core.compat;
 
+import java.util.Set;
 import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FileStatus;
 
@@ -24,12 +25,26 @@ public final class HadoopApi {
       && present("org.apache.hadoop.util.functional.FutureIO");
   /** {@code org.apache.hadoop.fs.EtagSource} (Hadoop 3.3.2+). */
   public static final boolean ETAGS = present("org.apache.hadoop.fs.EtagSource");
+  /**
+   * {@code OpenFileParameters.withOptionalKeys} and the standard read policy option (Hadoop 3.3.5+); Hadoop
+   * 3.3.4 (Spark 3.5's) takes only mandatory keys, and S3A's own {@code fs.s3a.experimental.input.fadvise}.
+   */
+  public static final boolean OPEN_FILE_OPTIONAL_KEYS = hasMethod("org.apache.hadoop.fs.impl.OpenFileParameters", "withOptionalKeys", Set.class);
 
   private HadoopApi() {}
 
   /** The ETag of {@code status}, or null when it has none or this Hadoop has no ETags (before 3.3.2). */
   public static String etagOf(FileStatus status) {
     return ETAGS && status instanceof EtagSource source ? source.getEtag() : null;
+  }
+
+  private static boolean hasMethod(String className, String method, Class<?>... parameterTypes) {
+    try {
+      Class.forName(className, false, HadoopApi.class.getClassLoader()).getMethod(method, parameterTypes);
+      return true;
+    } catch (ClassNotFoundException | NoSuchMethodException | LinkageError e) {
+      return false;
+    }
   }
 
   private static boolean present(String className) {
