@@ -2,7 +2,6 @@ package io.rubix.spark35;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rubix.testing.S3Server;
 import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.BufferedReader;
@@ -79,8 +78,8 @@ class Spark35IT {
       command.add("-Xmx1g");
       command.add("-XX:+UseSerialGC");
       command.addAll(SPARK_JAVA_OPTIONS);
-      command.add("-Ds3.access=" + S3Server.ACCESS_KEY);
-      command.add("-Ds3.secret=" + S3Server.SECRET_KEY);
+      // the S3A settings for this server, as the other tests use them: the scenario copies every s3a.* property into spark.hadoop.*
+      server.s3aSettings().forEach((key, value) -> command.add("-Ds3a." + key + "=" + value));
       command.add("-cp");
       command.add(String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()));
       command.add(Spark35Scenario.class.getName());

@@ -21,8 +21,8 @@ import java.util.Map;
  * <p>Spark is called by reflection: its classes come from the child's classpath only (Spark 3.5, Scala
  * 2.12 or 2.13), so this class compiles against the JDK alone and the same class runs on every artifact.
  *
- * <p>Arguments: {@code endpoint control cacheDir plugin(true|false) bookKeeperPort nodesFile}; the
- * server's access key and secret key are the system properties {@code s3.access} and {@code s3.secret}.
+ * <p>Arguments: {@code endpoint control cacheDir plugin(true|false) bookKeeperPort nodesFile} (the endpoint only
+ * names the server: S3A's settings for it, endpoint and keys included, are the system properties {@code s3a.<key>}).
  */
 public final class Spark35Scenario {
   static final String RESULT = "SPARK35-RESULT ";
@@ -44,7 +44,6 @@ public final class Spark35Scenario {
   }
 
   public static void main(String[] args) throws Exception {
-    String endpoint = args[0];
     URI control = URI.create(args[1]);
     boolean plugin = Boolean.parseBoolean(args[3]);
     Map<String, String> settings = new LinkedHashMap<>();
@@ -53,16 +52,12 @@ public final class Spark35Scenario {
     settings.put("spark.driver.bindAddress", "127.0.0.1");
     settings.put("spark.sql.shuffle.partitions", "2");
     settings.put("spark.sql.warehouse.dir", args[2] + "-warehouse");
-    settings.put("spark.hadoop.fs.s3a.endpoint", endpoint);
-    settings.put("spark.hadoop.fs.s3a.endpoint.region", "us-east-1");
-    settings.put("spark.hadoop.fs.s3a.access.key", System.getProperty("s3.access"));
-    settings.put("spark.hadoop.fs.s3a.secret.key", System.getProperty("s3.secret"));
-    settings.put("spark.hadoop.fs.s3a.path.style.access", "true");
-    settings.put("spark.hadoop.fs.s3a.connection.ssl.enabled", "false");
-    settings.put("spark.hadoop.fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-    settings.put("spark.hadoop.fs.s3a.change.detection.version.required", "false");
-    settings.put("spark.hadoop.fs.s3a.attempts.maximum", "2");
-    settings.put("spark.hadoop.fs.s3a.retry.limit", "2");
+    // the test server's S3A settings, handed over by Spark35IT as s3a.<key> system properties
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith("s3a.fs.s3a.")) {
+        settings.put("spark.hadoop." + name.substring("s3a.".length()), System.getProperty(name));
+      }
+    }
     settings.put("spark.hadoop.fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem");
     settings.put("spark.hadoop.rubix.cache.dirs", args[2]);
     settings.put("spark.hadoop.rubix.bookkeeper.metrics.port", "-1");
