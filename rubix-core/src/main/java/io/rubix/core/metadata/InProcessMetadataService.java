@@ -5,12 +5,17 @@ import static java.util.Objects.requireNonNull;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.EvictionPolicy;
+import io.rubix.core.config.InsightConfig;
+import io.rubix.core.insight.CacheInsight;
+import io.rubix.core.insight.CachedBytes;
 
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheAdministration;
+import io.rubix.spi.metadata.CacheInsightReport;
+import io.rubix.spi.metadata.CacheInsights;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
@@ -71,7 +76,7 @@ import org.slf4j.LoggerFactory;
  * and every request and resource is bounded: {@link #MAX_BLOCKS_PER_CALL} blocks per call, and
  * {@code maxObjects} tracked versions, beyond which the least recently used object is evicted.
  */
-public final class InProcessMetadataService implements CacheMetadataService, CacheAdministration {
+public final class InProcessMetadataService implements CacheMetadataService, CacheAdministration, CacheInsights {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessMetadataService.class);
   /** {@code rubix.cache.max.objects} when the caller does not say. */
   public static final long DEFAULT_MAX_OBJECTS = Long.parseLong(CacheKeys.MAX_OBJECTS.defaultValue());
@@ -82,6 +87,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final MetadataJournal journal;
   private final ObjectFiles files;
   private final long maxObjects;
+  /** Counters per table and the working-set estimate: told of every answer, commit and eviction (its own lock). */
+  private final CacheInsight insight;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition inFlightCondition = lock.newCondition();
@@ -117,7 +124,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public static InProcessMetadataService forDirectories(CacheConfig config, List<Path> roots, MetadataJournal journal) {
     List<Long> capacities = roots.stream().map(root -> DiskCapacity.of(config, root)).toList();
     return new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime, journal, config.maxObjects(),
-        config.evictionPolicy());
+        config.evictionPolicy(), config.insight());
   }
 
   /** A service configured as {@link #forDirectories} with no space: every grant is refused, every read goes to the source. */
@@ -158,6 +165,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   /** A service as above that makes room by {@code evictionPolicy} ({@code rubix.cache.eviction.policy}). */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
       MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, InsightConfig.defaults());
+  }
+
+  /** A service as above that reports per table and estimates the working set as {@code insightConfig} says. */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, InsightConfig insightConfig) {
     if (maxObjects < 1) {
       throw new IllegalArgumentException("maxObjects must be positive: " + maxObjects);
     }
@@ -173,6 +186,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.waiters = new SettleWaiters(nanoClock, this::recheckWaiters);
     this.journal = requireNonNull(journal, "journal is null");
     this.files = new ObjectFiles(journal, blockSize);
+    long capacity = capacities.stream().mapToLong(Long::longValue).reduce(0, (a, b) -> a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b);
+    this.insight = new CacheInsight(insightConfig, blockSize, capacity, nanoClock);
     recover();
   }
 
@@ -305,7 +320,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       expireLeases();
       CachedObject object = touch(version);
       space.accessed(version, firstBlock, object);
-      return describe(version, object, firstBlock, endBlock, null);
+      BlockRange range = describe(version, object, firstBlock, endBlock, null);
+      insight.answered(range, false);
+      return range;
     } finally {
       lock.unlock();
     }
@@ -313,6 +330,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   @Override
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
+    BlockRange range = grant(version, firstBlock, endBlock);
+    insight.answered(range, true);
+    return range;
+  }
+
+  /** {@link #acquire}: grants what it can of {@code [firstBlock, endBlock)}. */
+  private BlockRange grant(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     checkRange(version, firstBlock, endBlock);
     List<CachedObject> evicted = new ArrayList<>();
     CachedObject created = null;
@@ -486,6 +510,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           drop(candidate);
           evicted.add(candidate);
           evictions++;
+          insight.evicted(candidate.version);
           return true;
         }
       }
@@ -558,6 +583,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.published.set(accepted[i]);
         object.crc32c[accepted[i]] = acceptedCrcs[i];
       }
+      insight.filled(object.version, accepted, published);
       leases.finishIfDone(lease);
       inFlightChanged();
       return published;
@@ -847,6 +873,34 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return dropped.size();
   }
 
+  /** Per-table counters with the bytes each table holds now, and the working-set estimate. */
+  @Override
+  public CacheInsightReport insight() {
+    List<CachedBytes> cached = new ArrayList<>();
+    lock.lock();
+    try {
+      for (CachedObject object : objects.values()) {
+        long bytes = publishedBytes(object);
+        if (bytes > 0) {
+          cached.add(new CachedBytes(object.version.path(), bytes));
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    return insight.report(cached);
+  }
+
+  @GuardedBy("lock")
+  private long publishedBytes(CachedObject object) {
+    long bytes = (long) object.published.cardinality() * blockSize;
+    int last = object.crc32c.length - 1;
+    if (last >= 0 && object.published.get(last)) {
+      bytes -= blockSize - object.blockLength(last);
+    }
+    return bytes;
+  }
+
   @Override
   public CacheUsage usage() {
     lock.lock();
@@ -899,6 +953,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       drop(victim);
       evicted.add(victim);
       evictions++;
+      insight.evicted(victim.version);
     }
     return true;
   }

@@ -45,6 +45,12 @@ public class BookKeeperService {
      */
     public int clear() throws TCacheException, org.apache.thrift.TException;
 
+    /**
+     * Per-table counters and the working-set estimate. Added after protocol 1 without a version bump:
+     * older clients never call it; a daemon older than it answers TApplicationException UNKNOWN_METHOD.
+     */
+    public TCacheInsight insight() throws TCacheException, org.apache.thrift.TException;
+
   }
 
   public interface AsyncIface {
@@ -74,6 +80,8 @@ public class BookKeeperService {
     public void topFiles(int limit, org.apache.thrift.async.AsyncMethodCallback<java.util.List<TCachedFile>> resultHandler) throws org.apache.thrift.TException;
 
     public void clear(org.apache.thrift.async.AsyncMethodCallback<java.lang.Integer> resultHandler) throws org.apache.thrift.TException;
+
+    public void insight(org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler) throws org.apache.thrift.TException;
 
   }
 
@@ -438,6 +446,32 @@ public class BookKeeperService {
         throw result.e;
       }
       throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "clear failed: unknown result");
+    }
+
+    @Override
+    public TCacheInsight insight() throws TCacheException, org.apache.thrift.TException
+    {
+      send_insight();
+      return recv_insight();
+    }
+
+    public void send_insight() throws org.apache.thrift.TException
+    {
+      insight_args args = new insight_args();
+      sendBase("insight", args);
+    }
+
+    public TCacheInsight recv_insight() throws TCacheException, org.apache.thrift.TException
+    {
+      insight_result result = new insight_result();
+      receiveBase(result, "insight");
+      if (result.isSetSuccess()) {
+        return result.success;
+      }
+      if (result.e != null) {
+        throw result.e;
+      }
+      throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "insight failed: unknown result");
     }
 
   }
@@ -941,6 +975,38 @@ public class BookKeeperService {
       }
     }
 
+    @Override
+    public void insight(org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      insight_call method_call = new insight_call(resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class insight_call extends org.apache.thrift.async.TAsyncMethodCall<TCacheInsight> {
+      public insight_call(org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("insight", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        insight_args args = new insight_args();
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public TCacheInsight getResult() throws TCacheException, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        return (new Client(prot)).recv_insight();
+      }
+    }
+
   }
 
   public static class Processor<I extends Iface> extends org.apache.thrift.TBaseProcessor<I> implements org.apache.thrift.TProcessor {
@@ -967,6 +1033,7 @@ public class BookKeeperService {
       processMap.put("stats", new stats());
       processMap.put("topFiles", new topFiles());
       processMap.put("clear", new clear());
+      processMap.put("insight", new insight());
       return processMap;
     }
 
@@ -1377,6 +1444,38 @@ public class BookKeeperService {
       }
     }
 
+    public static class insight<I extends Iface> extends org.apache.thrift.ProcessFunction<I, insight_args> {
+      public insight() {
+        super("insight");
+      }
+
+      @Override
+      public insight_args getEmptyArgsInstance() {
+        return new insight_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public insight_result getResult(I iface, insight_args args) throws org.apache.thrift.TException {
+        insight_result result = new insight_result();
+        try {
+          result.success = iface.insight();
+        } catch (TCacheException e) {
+          result.e = e;
+        }
+        return result;
+      }
+    }
+
   }
 
   public static class AsyncProcessor<I extends AsyncIface> extends org.apache.thrift.TBaseAsyncProcessor<I> {
@@ -1403,6 +1502,7 @@ public class BookKeeperService {
       processMap.put("stats", new stats());
       processMap.put("topFiles", new topFiles());
       processMap.put("clear", new clear());
+      processMap.put("insight", new insight());
       return processMap;
     }
 
@@ -2314,6 +2414,77 @@ public class BookKeeperService {
       @Override
       public void start(I iface, clear_args args, org.apache.thrift.async.AsyncMethodCallback<java.lang.Integer> resultHandler) throws org.apache.thrift.TException {
         iface.clear(resultHandler);
+      }
+    }
+
+    public static class insight<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, insight_args, TCacheInsight> {
+      public insight() {
+        super("insight");
+      }
+
+      @Override
+      public insight_args getEmptyArgsInstance() {
+        return new insight_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<TCacheInsight>() { 
+          @Override
+          public void onComplete(TCacheInsight o) {
+            insight_result result = new insight_result();
+            result.success = o;
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            insight_result result = new insight_result();
+            if (e instanceof TCacheException) {
+              result.e = (TCacheException) e;
+              result.setEIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, insight_args args, org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler) throws org.apache.thrift.TException {
+        iface.insight(resultHandler);
       }
     }
 
@@ -5622,13 +5793,13 @@ public class BookKeeperService {
             case 2: // BLOCKS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list8 = iprot.readListBegin();
-                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list8.size);
-                  int _elem9;
-                  for (int _i10 = 0; _i10 < _list8.size; ++_i10)
+                  org.apache.thrift.protocol.TList _list16 = iprot.readListBegin();
+                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list16.size);
+                  int _elem17;
+                  for (int _i18 = 0; _i18 < _list16.size; ++_i18)
                   {
-                    _elem9 = iprot.readI32();
-                    struct.blocks.add(_elem9);
+                    _elem17 = iprot.readI32();
+                    struct.blocks.add(_elem17);
                   }
                   iprot.readListEnd();
                 }
@@ -5640,13 +5811,13 @@ public class BookKeeperService {
             case 3: // CRC32C
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list11 = iprot.readListBegin();
-                  struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list11.size);
-                  int _elem12;
-                  for (int _i13 = 0; _i13 < _list11.size; ++_i13)
+                  org.apache.thrift.protocol.TList _list19 = iprot.readListBegin();
+                  struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list19.size);
+                  int _elem20;
+                  for (int _i21 = 0; _i21 < _list19.size; ++_i21)
                   {
-                    _elem12 = iprot.readI32();
-                    struct.crc32c.add(_elem12);
+                    _elem20 = iprot.readI32();
+                    struct.crc32c.add(_elem20);
                   }
                   iprot.readListEnd();
                 }
@@ -5678,9 +5849,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(BLOCKS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.blocks.size()));
-            for (int _iter14 : struct.blocks)
+            for (int _iter22 : struct.blocks)
             {
-              oprot.writeI32(_iter14);
+              oprot.writeI32(_iter22);
             }
             oprot.writeListEnd();
           }
@@ -5690,9 +5861,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(CRC32C_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.crc32c.size()));
-            for (int _iter15 : struct.crc32c)
+            for (int _iter23 : struct.crc32c)
             {
-              oprot.writeI32(_iter15);
+              oprot.writeI32(_iter23);
             }
             oprot.writeListEnd();
           }
@@ -5733,18 +5904,18 @@ public class BookKeeperService {
         if (struct.isSetBlocks()) {
           {
             oprot.writeI32(struct.blocks.size());
-            for (int _iter16 : struct.blocks)
+            for (int _iter24 : struct.blocks)
             {
-              oprot.writeI32(_iter16);
+              oprot.writeI32(_iter24);
             }
           }
         }
         if (struct.isSetCrc32c()) {
           {
             oprot.writeI32(struct.crc32c.size());
-            for (int _iter17 : struct.crc32c)
+            for (int _iter25 : struct.crc32c)
             {
-              oprot.writeI32(_iter17);
+              oprot.writeI32(_iter25);
             }
           }
         }
@@ -5760,26 +5931,26 @@ public class BookKeeperService {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list18 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list18.size);
-            int _elem19;
-            for (int _i20 = 0; _i20 < _list18.size; ++_i20)
+            org.apache.thrift.protocol.TList _list26 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list26.size);
+            int _elem27;
+            for (int _i28 = 0; _i28 < _list26.size; ++_i28)
             {
-              _elem19 = iprot.readI32();
-              struct.blocks.add(_elem19);
+              _elem27 = iprot.readI32();
+              struct.blocks.add(_elem27);
             }
           }
           struct.setBlocksIsSet(true);
         }
         if (incoming.get(2)) {
           {
-            org.apache.thrift.protocol.TList _list21 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list21.size);
-            int _elem22;
-            for (int _i23 = 0; _i23 < _list21.size; ++_i23)
+            org.apache.thrift.protocol.TList _list29 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list29.size);
+            int _elem30;
+            for (int _i31 = 0; _i31 < _list29.size; ++_i31)
             {
-              _elem22 = iprot.readI32();
-              struct.crc32c.add(_elem22);
+              _elem30 = iprot.readI32();
+              struct.crc32c.add(_elem30);
             }
           }
           struct.setCrc32cIsSet(true);
@@ -6763,13 +6934,13 @@ public class BookKeeperService {
             case 2: // BLOCKS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list24 = iprot.readListBegin();
-                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list24.size);
-                  int _elem25;
-                  for (int _i26 = 0; _i26 < _list24.size; ++_i26)
+                  org.apache.thrift.protocol.TList _list32 = iprot.readListBegin();
+                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list32.size);
+                  int _elem33;
+                  for (int _i34 = 0; _i34 < _list32.size; ++_i34)
                   {
-                    _elem25 = iprot.readI32();
-                    struct.blocks.add(_elem25);
+                    _elem33 = iprot.readI32();
+                    struct.blocks.add(_elem33);
                   }
                   iprot.readListEnd();
                 }
@@ -6809,9 +6980,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(BLOCKS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.blocks.size()));
-            for (int _iter27 : struct.blocks)
+            for (int _iter35 : struct.blocks)
             {
-              oprot.writeI32(_iter27);
+              oprot.writeI32(_iter35);
             }
             oprot.writeListEnd();
           }
@@ -6855,9 +7026,9 @@ public class BookKeeperService {
         if (struct.isSetBlocks()) {
           {
             oprot.writeI32(struct.blocks.size());
-            for (int _iter28 : struct.blocks)
+            for (int _iter36 : struct.blocks)
             {
-              oprot.writeI32(_iter28);
+              oprot.writeI32(_iter36);
             }
           }
         }
@@ -6876,13 +7047,13 @@ public class BookKeeperService {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list29 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list29.size);
-            int _elem30;
-            for (int _i31 = 0; _i31 < _list29.size; ++_i31)
+            org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list37.size);
+            int _elem38;
+            for (int _i39 = 0; _i39 < _list37.size; ++_i39)
             {
-              _elem30 = iprot.readI32();
-              struct.blocks.add(_elem30);
+              _elem38 = iprot.readI32();
+              struct.blocks.add(_elem38);
             }
           }
           struct.setBlocksIsSet(true);
@@ -12171,15 +12342,15 @@ public class BookKeeperService {
             case 0: // SUCCESS
               if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
                 {
-                  org.apache.thrift.protocol.TMap _map32 = iprot.readMapBegin();
-                  struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map32.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _key33;
-                  long _val34;
-                  for (int _i35 = 0; _i35 < _map32.size; ++_i35)
+                  org.apache.thrift.protocol.TMap _map40 = iprot.readMapBegin();
+                  struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map40.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _key41;
+                  long _val42;
+                  for (int _i43 = 0; _i43 < _map40.size; ++_i43)
                   {
-                    _key33 = iprot.readString();
-                    _val34 = iprot.readI64();
-                    struct.success.put(_key33, _val34);
+                    _key41 = iprot.readString();
+                    _val42 = iprot.readI64();
+                    struct.success.put(_key41, _val42);
                   }
                   iprot.readMapEnd();
                 }
@@ -12208,10 +12379,10 @@ public class BookKeeperService {
           oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
           {
             oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64, struct.success.size()));
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter36 : struct.success.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter44 : struct.success.entrySet())
             {
-              oprot.writeString(_iter36.getKey());
-              oprot.writeI64(_iter36.getValue());
+              oprot.writeString(_iter44.getKey());
+              oprot.writeI64(_iter44.getValue());
             }
             oprot.writeMapEnd();
           }
@@ -12243,10 +12414,10 @@ public class BookKeeperService {
         if (struct.isSetSuccess()) {
           {
             oprot.writeI32(struct.success.size());
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter37 : struct.success.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter45 : struct.success.entrySet())
             {
-              oprot.writeString(_iter37.getKey());
-              oprot.writeI64(_iter37.getValue());
+              oprot.writeString(_iter45.getKey());
+              oprot.writeI64(_iter45.getValue());
             }
           }
         }
@@ -12258,15 +12429,15 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TMap _map38 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
-            struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map38.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _key39;
-            long _val40;
-            for (int _i41 = 0; _i41 < _map38.size; ++_i41)
+            org.apache.thrift.protocol.TMap _map46 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
+            struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map46.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _key47;
+            long _val48;
+            for (int _i49 = 0; _i49 < _map46.size; ++_i49)
             {
-              _key39 = iprot.readString();
-              _val40 = iprot.readI64();
-              struct.success.put(_key39, _val40);
+              _key47 = iprot.readString();
+              _val48 = iprot.readI64();
+              struct.success.put(_key47, _val48);
             }
           }
           struct.setSuccessIsSet(true);
@@ -13064,14 +13235,14 @@ public class BookKeeperService {
             case 0: // SUCCESS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list42 = iprot.readListBegin();
-                  struct.success = new java.util.ArrayList<TCachedFile>(_list42.size);
-                  @org.apache.thrift.annotation.Nullable TCachedFile _elem43;
-                  for (int _i44 = 0; _i44 < _list42.size; ++_i44)
+                  org.apache.thrift.protocol.TList _list50 = iprot.readListBegin();
+                  struct.success = new java.util.ArrayList<TCachedFile>(_list50.size);
+                  @org.apache.thrift.annotation.Nullable TCachedFile _elem51;
+                  for (int _i52 = 0; _i52 < _list50.size; ++_i52)
                   {
-                    _elem43 = new TCachedFile();
-                    _elem43.read(iprot);
-                    struct.success.add(_elem43);
+                    _elem51 = new TCachedFile();
+                    _elem51.read(iprot);
+                    struct.success.add(_elem51);
                   }
                   iprot.readListEnd();
                 }
@@ -13109,9 +13280,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.success.size()));
-            for (TCachedFile _iter45 : struct.success)
+            for (TCachedFile _iter53 : struct.success)
             {
-              _iter45.write(oprot);
+              _iter53.write(oprot);
             }
             oprot.writeListEnd();
           }
@@ -13151,9 +13322,9 @@ public class BookKeeperService {
         if (struct.isSetSuccess()) {
           {
             oprot.writeI32(struct.success.size());
-            for (TCachedFile _iter46 : struct.success)
+            for (TCachedFile _iter54 : struct.success)
             {
-              _iter46.write(oprot);
+              _iter54.write(oprot);
             }
           }
         }
@@ -13168,14 +13339,14 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list47 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-            struct.success = new java.util.ArrayList<TCachedFile>(_list47.size);
-            @org.apache.thrift.annotation.Nullable TCachedFile _elem48;
-            for (int _i49 = 0; _i49 < _list47.size; ++_i49)
+            org.apache.thrift.protocol.TList _list55 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+            struct.success = new java.util.ArrayList<TCachedFile>(_list55.size);
+            @org.apache.thrift.annotation.Nullable TCachedFile _elem56;
+            for (int _i57 = 0; _i57 < _list55.size; ++_i57)
             {
-              _elem48 = new TCachedFile();
-              _elem48.read(iprot);
-              struct.success.add(_elem48);
+              _elem56 = new TCachedFile();
+              _elem56.read(iprot);
+              struct.success.add(_elem56);
             }
           }
           struct.setSuccessIsSet(true);
@@ -13926,6 +14097,762 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           struct.success = iprot.readI32();
+          struct.setSuccessIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.e = new TCacheException();
+          struct.e.read(iprot);
+          struct.setEIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class insight_args implements org.apache.thrift.TBase<insight_args, insight_args._Fields>, java.io.Serializable, Cloneable, Comparable<insight_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("insight_args");
+
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new insight_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new insight_argsTupleSchemeFactory();
+
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+;
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(insight_args.class, metaDataMap);
+    }
+
+    public insight_args() {
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public insight_args(insight_args other) {
+    }
+
+    @Override
+    public insight_args deepCopy() {
+      return new insight_args(this);
+    }
+
+    @Override
+    public void clear() {
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof insight_args)
+        return this.equals((insight_args)that);
+      return false;
+    }
+
+    public boolean equals(insight_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(insight_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("insight_args(");
+      boolean first = true;
+
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class insight_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public insight_argsStandardScheme getScheme() {
+        return new insight_argsStandardScheme();
+      }
+    }
+
+    private static class insight_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<insight_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, insight_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, insight_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class insight_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public insight_argsTupleScheme getScheme() {
+        return new insight_argsTupleScheme();
+      }
+    }
+
+    private static class insight_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<insight_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, insight_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, insight_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class insight_result implements org.apache.thrift.TBase<insight_result, insight_result._Fields>, java.io.Serializable, Cloneable, Comparable<insight_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("insight_result");
+
+    private static final org.apache.thrift.protocol.TField SUCCESS_FIELD_DESC = new org.apache.thrift.protocol.TField("success", org.apache.thrift.protocol.TType.STRUCT, (short)0);
+    private static final org.apache.thrift.protocol.TField E_FIELD_DESC = new org.apache.thrift.protocol.TField("e", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new insight_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new insight_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable TCacheInsight success; // required
+    public @org.apache.thrift.annotation.Nullable TCacheException e; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      SUCCESS((short)0, "success"),
+      E((short)1, "e");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 0: // SUCCESS
+            return SUCCESS;
+          case 1: // E
+            return E;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.SUCCESS, new org.apache.thrift.meta_data.FieldMetaData("success", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, TCacheInsight.class)));
+      tmpMap.put(_Fields.E, new org.apache.thrift.meta_data.FieldMetaData("e", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, TCacheException.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(insight_result.class, metaDataMap);
+    }
+
+    public insight_result() {
+    }
+
+    public insight_result(
+      TCacheInsight success,
+      TCacheException e)
+    {
+      this();
+      this.success = success;
+      this.e = e;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public insight_result(insight_result other) {
+      if (other.isSetSuccess()) {
+        this.success = new TCacheInsight(other.success);
+      }
+      if (other.isSetE()) {
+        this.e = new TCacheException(other.e);
+      }
+    }
+
+    @Override
+    public insight_result deepCopy() {
+      return new insight_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.success = null;
+      this.e = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public TCacheInsight getSuccess() {
+      return this.success;
+    }
+
+    public insight_result setSuccess(@org.apache.thrift.annotation.Nullable TCacheInsight success) {
+      this.success = success;
+      return this;
+    }
+
+    public void unsetSuccess() {
+      this.success = null;
+    }
+
+    /** Returns true if field success is set (has been assigned a value) and false otherwise */
+    public boolean isSetSuccess() {
+      return this.success != null;
+    }
+
+    public void setSuccessIsSet(boolean value) {
+      if (!value) {
+        this.success = null;
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public TCacheException getE() {
+      return this.e;
+    }
+
+    public insight_result setE(@org.apache.thrift.annotation.Nullable TCacheException e) {
+      this.e = e;
+      return this;
+    }
+
+    public void unsetE() {
+      this.e = null;
+    }
+
+    /** Returns true if field e is set (has been assigned a value) and false otherwise */
+    public boolean isSetE() {
+      return this.e != null;
+    }
+
+    public void setEIsSet(boolean value) {
+      if (!value) {
+        this.e = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case SUCCESS:
+        if (value == null) {
+          unsetSuccess();
+        } else {
+          setSuccess((TCacheInsight)value);
+        }
+        break;
+
+      case E:
+        if (value == null) {
+          unsetE();
+        } else {
+          setE((TCacheException)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case SUCCESS:
+        return getSuccess();
+
+      case E:
+        return getE();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case SUCCESS:
+        return isSetSuccess();
+      case E:
+        return isSetE();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof insight_result)
+        return this.equals((insight_result)that);
+      return false;
+    }
+
+    public boolean equals(insight_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_success = true && this.isSetSuccess();
+      boolean that_present_success = true && that.isSetSuccess();
+      if (this_present_success || that_present_success) {
+        if (!(this_present_success && that_present_success))
+          return false;
+        if (!this.success.equals(that.success))
+          return false;
+      }
+
+      boolean this_present_e = true && this.isSetE();
+      boolean that_present_e = true && that.isSetE();
+      if (this_present_e || that_present_e) {
+        if (!(this_present_e && that_present_e))
+          return false;
+        if (!this.e.equals(that.e))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetSuccess()) ? 131071 : 524287);
+      if (isSetSuccess())
+        hashCode = hashCode * 8191 + success.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetE()) ? 131071 : 524287);
+      if (isSetE())
+        hashCode = hashCode * 8191 + e.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(insight_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetSuccess(), other.isSetSuccess());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSuccess()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.success, other.success);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetE(), other.isSetE());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetE()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.e, other.e);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("insight_result(");
+      boolean first = true;
+
+      sb.append("success:");
+      if (this.success == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.success);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("e:");
+      if (this.e == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.e);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+      if (success != null) {
+        success.validate();
+      }
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class insight_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public insight_resultStandardScheme getScheme() {
+        return new insight_resultStandardScheme();
+      }
+    }
+
+    private static class insight_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<insight_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, insight_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 0: // SUCCESS
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.success = new TCacheInsight();
+                struct.success.read(iprot);
+                struct.setSuccessIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 1: // E
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.e = new TCacheException();
+                struct.e.read(iprot);
+                struct.setEIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, insight_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.success != null) {
+          oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
+          struct.success.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        if (struct.e != null) {
+          oprot.writeFieldBegin(E_FIELD_DESC);
+          struct.e.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class insight_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public insight_resultTupleScheme getScheme() {
+        return new insight_resultTupleScheme();
+      }
+    }
+
+    private static class insight_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<insight_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, insight_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetSuccess()) {
+          optionals.set(0);
+        }
+        if (struct.isSetE()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetSuccess()) {
+          struct.success.write(oprot);
+        }
+        if (struct.isSetE()) {
+          struct.e.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, insight_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.success = new TCacheInsight();
+          struct.success.read(iprot);
           struct.setSuccessIsSet(true);
         }
         if (incoming.get(1)) {
