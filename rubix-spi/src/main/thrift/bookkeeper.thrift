@@ -75,6 +75,7 @@ struct TWorkingSet {
   7: required double shadowHitRatioHalf,
   8: required double shadowHitRatioOne,
   9: required double shadowHitRatioDouble,
+  10: required i64 sampledAccesses,
 }
 
 /** Per-table counters (top prefixes plus the rest as other) and the working-set estimate (an answer of insight). */

@@ -7,6 +7,7 @@ import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheAdministration;
+import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
@@ -25,6 +26,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -184,6 +186,16 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
     return ThriftCodec.fromThriftFiles(call(c -> c.topFiles(limit)));
   }
 
+  /**
+   * The daemon's per-table counters and working-set estimate. Not a {@code CacheInsights}:
+   * a reading JVM has no use for them, only tools ask.
+   *
+   * @throws UnsupportedOperationException when the daemon is older than the call
+   */
+  public CacheInsightReport insight() throws IOException {
+    return ThriftCodec.fromThrift(call(BookKeeperService.Client::insight));
+  }
+
   @Override
   public int clear() throws IOException {
     return call(BookKeeperService.Client::clear);
@@ -237,16 +249,31 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
         connection.close();
       }
       throw new IOException("BookKeeper refused the request: " + e.getMessage(), e);
-    } catch (TException | RuntimeException e) {
-      if (connection != null) {
+    } catch (TApplicationException e) {
+      if (e.getType() != TApplicationException.UNKNOWN_METHOD) {
+        throw failed(connection, e);
+      }
+      // a daemon older than the call answered in protocol: the connection stays good, nothing failed
+      if (!idle.offer(connection)) {
         connection.close();
       }
-      long backoff = backoffNanos.getAndUpdate(b -> Math.min(config.backoffMax().toNanos(), b * 2));
-      retryAtNanos.set(nanoClock.getAsLong() + backoff);
-      failures.incrementAndGet();
-      LOG.warn("BookKeeper at {}:{} failed ({}); reads go to the source for {} ms", config.host(), config.port(), e, backoff / 1_000_000);
-      throw new BookKeeperUnavailableException("BookKeeper at " + config.host() + ":" + config.port() + " failed", e);
+      throw new UnsupportedOperationException("BookKeeper at " + config.host() + ":" + config.port() + " does not know this call (an older"
+          + " version): " + e.getMessage(), e);
+    } catch (TException | RuntimeException e) {
+      throw failed(connection, e);
     }
+  }
+
+  /** Closes {@code connection} after {@code e}, backs off, and returns the exception to throw. */
+  private BookKeeperUnavailableException failed(Connection connection, Exception e) {
+    if (connection != null) {
+      connection.close();
+    }
+    long backoff = backoffNanos.getAndUpdate(b -> Math.min(config.backoffMax().toNanos(), b * 2));
+    retryAtNanos.set(nanoClock.getAsLong() + backoff);
+    failures.incrementAndGet();
+    LOG.warn("BookKeeper at {}:{} failed ({}); reads go to the source for {} ms", config.host(), config.port(), e, backoff / 1_000_000);
+    return new BookKeeperUnavailableException("BookKeeper at " + config.host() + ":" + config.port() + " failed", e);
   }
 
   /**

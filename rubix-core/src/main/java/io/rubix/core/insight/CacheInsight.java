@@ -36,7 +36,8 @@ public final class CacheInsight {
   private static final int SAMPLED = OBSERVED + 1;
   private static final int OBSERVED_HITS = OBSERVED + 2;
   private static final int ACCESSED = OBSERVED + 3;
-  private static final int COUNTERS = OBSERVED + 4;
+  private static final int SAMPLED_ACCESSES = OBSERVED + 4;
+  private static final int COUNTERS = OBSERVED + 5;
 
   private final int blockSize;
   private final long capacityBytes;
@@ -114,6 +115,7 @@ public final class CacheInsight {
         sketch.add(key, length);
         if (shadows.access(key, length, hits)) {
           now[SAMPLED] += length;
+          now[SAMPLED_ACCESSES]++;
           for (int f = 0; f < hits.length; f++) {
             if (hits[f]) {
               now[f] += length;
@@ -188,17 +190,21 @@ public final class CacheInsight {
       }
     }
     return new WorkingSetEstimate(windowNanos / 1_000_000, union.distinctBytes(), capacityBytes, shadows.rate(), sums[ACCESSED],
-        ratio(sums[OBSERVED_HITS], sums[ACCESSED]), shadowRatio(sums, 0), shadowRatio(sums, 1), shadowRatio(sums, 2));
+        ratio(sums[OBSERVED_HITS], sums[ACCESSED]), shadowRatio(sums, 0), shadowRatio(sums, 1), shadowRatio(sums, 2), sums[SAMPLED_ACCESSES]);
   }
 
   /**
    * The hit ratio of shadow cache {@code f} with SHARDS' adjustment: the sampled stream holds by
    * chance more or fewer bytes than {@code rate} of the whole (a popular block sampled or not), and the
    * difference is counted as hits or misses at the smallest reuse distances, where a popular block's
-   * accesses fall, so the ratio is taken over {@code rate} times all bytes accessed.
+   * accesses fall, so the ratio is taken over {@code rate} times all bytes accessed. NaN (unknown) while
+   * sampling with fewer than {@link WorkingSetEstimate#MIN_SAMPLED_ACCESSES} sampled accesses.
    */
   @GuardedBy("lock")
   private double shadowRatio(long[] sums, int f) {
+    if (shadows.rate() < 1 && sums[SAMPLED_ACCESSES] < WorkingSetEstimate.MIN_SAMPLED_ACCESSES) {
+      return Double.NaN;
+    }
     double expected = shadows.rate() * sums[ACCESSED];
     if (expected <= 0) {
       return 0;

@@ -78,6 +78,22 @@ class CacheInsightEstimateTest {
   }
 
   @Test
+  void sampledShadowRatiosAreUnknownUntilEnoughAccessesWereSampled() {
+    Trace trace = Trace.zipf(3, 4_000, 20_000);
+    CacheInsight insight = insight(Duration.ofHours(1), 6_000L * BLOCK, 2048);
+    trace.replay(insight, clock, 0, 1_000);
+    WorkingSetEstimate early = insight.report(List.of()).workingSet();
+    assertThat(early.sampleRate()).isLessThan(1);
+    assertThat(early.sampledAccesses()).isLessThan(WorkingSetEstimate.MIN_SAMPLED_ACCESSES);
+    assertThat(early.shadowKnown()).isFalse();
+    assertThat(early.shadowHitRatioOne()).isNaN();
+    trace.replay(insight, clock, 1_000, trace.size());
+    WorkingSetEstimate later = insight.report(List.of()).workingSet();
+    assertThat(later.sampledAccesses()).isGreaterThanOrEqualTo(WorkingSetEstimate.MIN_SAMPLED_ACCESSES);
+    assertThat(later.shadowHitRatioOne()).isBetween(0.0, 1.0);
+  }
+
+  @Test
   void shadowCachesStayWithinTheirKeyBound() {
     int sampleBlocks = 1024;
     // every block sampled (rate 1), and each one byte long: only the key bound stops the caches growing

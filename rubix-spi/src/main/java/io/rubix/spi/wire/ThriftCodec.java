@@ -124,7 +124,8 @@ public final class ThriftCodec {
     }
     WorkingSetEstimate w = report.workingSet();
     return new TCacheInsight(tables, toThrift(report.other()), new TWorkingSet(w.windowMillis(), w.distinctBytes(), w.capacityBytes(),
-        w.sampleRate(), w.accessedBytes(), w.observedHitRatio(), w.shadowHitRatioHalf(), w.shadowHitRatioOne(), w.shadowHitRatioDouble()));
+        w.sampleRate(), w.accessedBytes(), w.observedHitRatio(), w.shadowHitRatioHalf(), w.shadowHitRatioOne(), w.shadowHitRatioDouble(),
+        w.sampledAccesses()));
   }
 
   public static CacheInsightReport fromThrift(TCacheInsight insight) {
@@ -135,7 +136,7 @@ public final class ThriftCodec {
     TWorkingSet w = insight.getWorkingSet();
     return new CacheInsightReport(tables, fromThrift(insight.getOther()), new WorkingSetEstimate(w.getWindowMillis(), w.getDistinctBytes(),
         w.getCapacityBytes(), w.getSampleRate(), w.getAccessedBytes(), w.getObservedHitRatio(), w.getShadowHitRatioHalf(), w.getShadowHitRatioOne(),
-        w.getShadowHitRatioDouble()));
+        w.getShadowHitRatioDouble(), w.getSampledAccesses()));
   }
 
   private static TTableStats toThrift(TableStats t) {

@@ -22,6 +22,7 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
   private static final org.apache.thrift.protocol.TField SHADOW_HIT_RATIO_HALF_FIELD_DESC = new org.apache.thrift.protocol.TField("shadowHitRatioHalf", org.apache.thrift.protocol.TType.DOUBLE, (short)7);
   private static final org.apache.thrift.protocol.TField SHADOW_HIT_RATIO_ONE_FIELD_DESC = new org.apache.thrift.protocol.TField("shadowHitRatioOne", org.apache.thrift.protocol.TType.DOUBLE, (short)8);
   private static final org.apache.thrift.protocol.TField SHADOW_HIT_RATIO_DOUBLE_FIELD_DESC = new org.apache.thrift.protocol.TField("shadowHitRatioDouble", org.apache.thrift.protocol.TType.DOUBLE, (short)9);
+  private static final org.apache.thrift.protocol.TField SAMPLED_ACCESSES_FIELD_DESC = new org.apache.thrift.protocol.TField("sampledAccesses", org.apache.thrift.protocol.TType.I64, (short)10);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new TWorkingSetStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new TWorkingSetTupleSchemeFactory();
@@ -35,6 +36,7 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
   public double shadowHitRatioHalf; // required
   public double shadowHitRatioOne; // required
   public double shadowHitRatioDouble; // required
+  public long sampledAccesses; // required
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -46,7 +48,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     OBSERVED_HIT_RATIO((short)6, "observedHitRatio"),
     SHADOW_HIT_RATIO_HALF((short)7, "shadowHitRatioHalf"),
     SHADOW_HIT_RATIO_ONE((short)8, "shadowHitRatioOne"),
-    SHADOW_HIT_RATIO_DOUBLE((short)9, "shadowHitRatioDouble");
+    SHADOW_HIT_RATIO_DOUBLE((short)9, "shadowHitRatioDouble"),
+    SAMPLED_ACCESSES((short)10, "sampledAccesses");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -80,6 +83,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
           return SHADOW_HIT_RATIO_ONE;
         case 9: // SHADOW_HIT_RATIO_DOUBLE
           return SHADOW_HIT_RATIO_DOUBLE;
+        case 10: // SAMPLED_ACCESSES
+          return SAMPLED_ACCESSES;
         default:
           return null;
       }
@@ -132,6 +137,7 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
   private static final int __SHADOWHITRATIOHALF_ISSET_ID = 6;
   private static final int __SHADOWHITRATIOONE_ISSET_ID = 7;
   private static final int __SHADOWHITRATIODOUBLE_ISSET_ID = 8;
+  private static final int __SAMPLEDACCESSES_ISSET_ID = 9;
   private short __isset_bitfield = 0;
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
@@ -154,6 +160,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     tmpMap.put(_Fields.SHADOW_HIT_RATIO_DOUBLE, new org.apache.thrift.meta_data.FieldMetaData("shadowHitRatioDouble", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
+    tmpMap.put(_Fields.SAMPLED_ACCESSES, new org.apache.thrift.meta_data.FieldMetaData("sampledAccesses", org.apache.thrift.TFieldRequirementType.REQUIRED, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(TWorkingSet.class, metaDataMap);
   }
@@ -170,7 +178,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     double observedHitRatio,
     double shadowHitRatioHalf,
     double shadowHitRatioOne,
-    double shadowHitRatioDouble)
+    double shadowHitRatioDouble,
+    long sampledAccesses)
   {
     this();
     this.windowMillis = windowMillis;
@@ -191,6 +200,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     setShadowHitRatioOneIsSet(true);
     this.shadowHitRatioDouble = shadowHitRatioDouble;
     setShadowHitRatioDoubleIsSet(true);
+    this.sampledAccesses = sampledAccesses;
+    setSampledAccessesIsSet(true);
   }
 
   /**
@@ -207,6 +218,7 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     this.shadowHitRatioHalf = other.shadowHitRatioHalf;
     this.shadowHitRatioOne = other.shadowHitRatioOne;
     this.shadowHitRatioDouble = other.shadowHitRatioDouble;
+    this.sampledAccesses = other.sampledAccesses;
   }
 
   @Override
@@ -234,6 +246,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     this.shadowHitRatioOne = 0.0;
     setShadowHitRatioDoubleIsSet(false);
     this.shadowHitRatioDouble = 0.0;
+    setSampledAccessesIsSet(false);
+    this.sampledAccesses = 0;
   }
 
   public long getWindowMillis() {
@@ -443,6 +457,29 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __SHADOWHITRATIODOUBLE_ISSET_ID, value);
   }
 
+  public long getSampledAccesses() {
+    return this.sampledAccesses;
+  }
+
+  public TWorkingSet setSampledAccesses(long sampledAccesses) {
+    this.sampledAccesses = sampledAccesses;
+    setSampledAccessesIsSet(true);
+    return this;
+  }
+
+  public void unsetSampledAccesses() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __SAMPLEDACCESSES_ISSET_ID);
+  }
+
+  /** Returns true if field sampledAccesses is set (has been assigned a value) and false otherwise */
+  public boolean isSetSampledAccesses() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __SAMPLEDACCESSES_ISSET_ID);
+  }
+
+  public void setSampledAccessesIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __SAMPLEDACCESSES_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -518,6 +555,14 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
       }
       break;
 
+    case SAMPLED_ACCESSES:
+      if (value == null) {
+        unsetSampledAccesses();
+      } else {
+        setSampledAccesses((java.lang.Long)value);
+      }
+      break;
+
     }
   }
 
@@ -552,6 +597,9 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     case SHADOW_HIT_RATIO_DOUBLE:
       return getShadowHitRatioDouble();
 
+    case SAMPLED_ACCESSES:
+      return getSampledAccesses();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -582,6 +630,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
       return isSetShadowHitRatioOne();
     case SHADOW_HIT_RATIO_DOUBLE:
       return isSetShadowHitRatioDouble();
+    case SAMPLED_ACCESSES:
+      return isSetSampledAccesses();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -680,6 +730,15 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
         return false;
     }
 
+    boolean this_present_sampledAccesses = true;
+    boolean that_present_sampledAccesses = true;
+    if (this_present_sampledAccesses || that_present_sampledAccesses) {
+      if (!(this_present_sampledAccesses && that_present_sampledAccesses))
+        return false;
+      if (this.sampledAccesses != that.sampledAccesses)
+        return false;
+    }
+
     return true;
   }
 
@@ -704,6 +763,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(shadowHitRatioOne);
 
     hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(shadowHitRatioDouble);
+
+    hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(sampledAccesses);
 
     return hashCode;
   }
@@ -806,6 +867,16 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetSampledAccesses(), other.isSetSampledAccesses());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetSampledAccesses()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.sampledAccesses, other.sampledAccesses);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -865,6 +936,10 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     sb.append("shadowHitRatioDouble:");
     sb.append(this.shadowHitRatioDouble);
     first = false;
+    if (!first) sb.append(", ");
+    sb.append("sampledAccesses:");
+    sb.append(this.sampledAccesses);
+    first = false;
     sb.append(")");
     return sb.toString();
   }
@@ -880,6 +955,7 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
     // alas, we cannot check 'shadowHitRatioHalf' because it's a primitive and you chose the non-beans generator.
     // alas, we cannot check 'shadowHitRatioOne' because it's a primitive and you chose the non-beans generator.
     // alas, we cannot check 'shadowHitRatioDouble' because it's a primitive and you chose the non-beans generator.
+    // alas, we cannot check 'sampledAccesses' because it's a primitive and you chose the non-beans generator.
     // check for sub-struct validity
   }
 
@@ -993,6 +1069,14 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 10: // SAMPLED_ACCESSES
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.sampledAccesses = iprot.readI64();
+              struct.setSampledAccessesIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1027,6 +1111,9 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
       }
       if (!struct.isSetShadowHitRatioDouble()) {
         throw new org.apache.thrift.protocol.TProtocolException("Required field 'shadowHitRatioDouble' was not found in serialized data! Struct: " + toString());
+      }
+      if (!struct.isSetSampledAccesses()) {
+        throw new org.apache.thrift.protocol.TProtocolException("Required field 'sampledAccesses' was not found in serialized data! Struct: " + toString());
       }
       struct.validate();
     }
@@ -1063,6 +1150,9 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
       oprot.writeFieldBegin(SHADOW_HIT_RATIO_DOUBLE_FIELD_DESC);
       oprot.writeDouble(struct.shadowHitRatioDouble);
       oprot.writeFieldEnd();
+      oprot.writeFieldBegin(SAMPLED_ACCESSES_FIELD_DESC);
+      oprot.writeI64(struct.sampledAccesses);
+      oprot.writeFieldEnd();
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1090,6 +1180,7 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
       oprot.writeDouble(struct.shadowHitRatioHalf);
       oprot.writeDouble(struct.shadowHitRatioOne);
       oprot.writeDouble(struct.shadowHitRatioDouble);
+      oprot.writeI64(struct.sampledAccesses);
     }
 
     @Override
@@ -1113,6 +1204,8 @@ public class TWorkingSet implements org.apache.thrift.TBase<TWorkingSet, TWorkin
       struct.setShadowHitRatioOneIsSet(true);
       struct.shadowHitRatioDouble = iprot.readDouble();
       struct.setShadowHitRatioDoubleIsSet(true);
+      struct.sampledAccesses = iprot.readI64();
+      struct.setSampledAccessesIsSet(true);
     }
   }
 
