@@ -315,17 +315,18 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) {
     checkRange(version, firstBlock, endBlock);
+    BlockRange range;
     lock.lock();
     try {
       expireLeases();
       CachedObject object = touch(version);
       space.accessed(version, firstBlock, object);
-      BlockRange range = describe(version, object, firstBlock, endBlock, null);
-      insight.answered(range, false);
-      return range;
+      range = describe(version, object, firstBlock, endBlock, null);
     } finally {
       lock.unlock();
     }
+    insight.answered(range, false);
+    return range;
   }
 
   @Override
