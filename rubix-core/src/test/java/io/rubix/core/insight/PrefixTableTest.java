@@ -17,6 +17,11 @@ class PrefixTableTest {
     long hits = 0;
     long misses = 0;
     long heavyAccesses = 0;
+    // a scan over 5,000 one-off tables fills the table first: the heavy tables arrive when it is full
+    for (int i = 0; i < 5_000; i++) {
+      table.accessed("s3a://lake/backfill/t" + i, 1, 0, 1, 4096);
+      misses++;
+    }
     for (int i = 0; i < 200_000; i++) {
       String prefix;
       int r = random.nextInt(100);
@@ -40,9 +45,10 @@ class PrefixTableTest {
     assertThat(stats.get(0).prefix()).isEqualTo("s3a://lake/dim/customers");
     assertThat(stats.get(1).prefix()).isEqualTo("s3a://lake/dim/items");
     TableStats customers = stats.get(0);
-    // monitored from its first access (it never left the table): its counts are exact
+    // monitored from its first access (it never left the table): its counts are exact; its weight may be
+    // overstated by what the entry it took over had, at most all blocks so far over N
     assertThat(customers.hitBlocks() + customers.missBlocks()).isEqualTo(heavyAccesses);
-    assertThat(customers.weightError()).isZero();
+    assertThat(customers.weightError()).isBetween(1L, 5_000L / n);
     assertThat(customers.cachedBytes()).isEqualTo(100);
     // nothing is lost: entries plus other add up to every access
     assertThat(stats.stream().mapToLong(TableStats::hitBlocks).sum()).isEqualTo(hits);
