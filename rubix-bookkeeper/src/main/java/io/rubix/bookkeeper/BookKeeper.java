@@ -192,6 +192,8 @@ public final class BookKeeper implements AutoCloseable {
     values.put("rubix_cache_objects", (long) usage.disks().stream().mapToInt(CacheUsage.Disk::objects).sum());
     values.put("rubix_cache_evictions", usage.evictions());
     values.put("rubix_cache_admission_rejections", usage.admissionRejections());
+    values.put("rubix_cache_expirations", service.expirations());
+    values.put("rubix_cache_expire_after_idle_seconds", config.cache().expireAfterIdle().toSeconds());
     values.put("rubix_cache_recovered_blocks", service.recoveredBlocks());
     values.put("rubix_cache_refused_commit_blocks", service.refusedBlocks());
     values.put("rubix_bookkeeper_started_at_millis", startedAt);

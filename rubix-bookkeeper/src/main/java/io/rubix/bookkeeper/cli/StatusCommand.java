@@ -51,6 +51,10 @@ final class StatusCommand implements Callable<Integer> {
         counters.getOrDefault("rubix_bookkeeper_errors", 0L));
     out.printf("  blocks      %d corrupt reports, %d recovered at start%n",
         counters.getOrDefault("rubix_bookkeeper_corrupt_block_reports", 0L), counters.getOrDefault("rubix_cache_recovered_blocks", 0L));
+    long idleSeconds = counters.getOrDefault("rubix_cache_expire_after_idle_seconds", 0L);
+    out.printf("  expiry      %s%n", idleSeconds <= 0 ? "off (rubix.cache.expire.after.idle)"
+        : "after " + Formats.duration(Duration.ofSeconds(idleSeconds)) + " unread: " + counters.getOrDefault("rubix_cache_expirations", 0L)
+            + " object versions expired");
     out.println("  hit ratio   counted by the reading JVMs (JMX io.rubix:type=Cache, IOStatistics), not by the daemon");
     if (top > 0) {
       if (snapshot.topFiles().isEmpty()) {

@@ -115,7 +115,7 @@ class RubixCliTest {
     Run status = rubix(daemon("status"));
     assertThat(status.exitCode()).as(status.err()).isZero();
     assertThat(status.out()).contains("BookKeeper test-node at 127.0.0.1:" + bookKeeper.port() + ": up", "2 objects",
-        "(4/4 blocks)  s3a://bucket/warm/a.bin", "(1/1 blocks)  s3a://bucket/warm/b.bin");
+        "(4/4 blocks)  s3a://bucket/warm/a.bin", "(1/1 blocks)  s3a://bucket/warm/b.bin", "expiry      off (rubix.cache.expire.after.idle)");
     assertThat(status.out().indexOf("a.bin")).as("largest first").isLessThan(status.out().indexOf("b.bin"));
 
     s3.store().reset();

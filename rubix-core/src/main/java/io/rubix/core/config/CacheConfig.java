@@ -21,6 +21,7 @@ public record CacheConfig(
     long maxSizePerDisk,
     long maxObjects,
     EvictionPolicy evictionPolicy,
+    Duration expireAfterIdle,
     int usagePercentage,
     Freshness freshness,
     Duration freshnessTtl,
@@ -46,6 +47,7 @@ public record CacheConfig(
     requireNonNull(cacheDirs, "cacheDirs is null");
     cacheDirs = List.copyOf(cacheDirs);
     requireNonNull(evictionPolicy, "evictionPolicy is null");
+    requireNonNull(expireAfterIdle, "expireAfterIdle is null");
     requireNonNull(freshness, "freshness is null");
     requireNonNull(freshnessTtl, "freshnessTtl is null");
     requireNonNull(checksumVerification, "checksumVerification is null");
@@ -76,6 +78,7 @@ public record CacheConfig(
         reader.getBytes(CacheKeys.MAX_SIZE, blockSize, Long.MAX_VALUE),
         reader.getLong(CacheKeys.MAX_OBJECTS, 1, 100_000_000),
         reader.getEnum(CacheKeys.EVICTION_POLICY, EvictionPolicy.class),
+        reader.getDuration(CacheKeys.EXPIRE_AFTER_IDLE, Duration.ZERO),
         reader.getInt(CacheKeys.USAGE_PERCENTAGE, 1, 100),
         reader.getEnum(CacheKeys.FRESHNESS, Freshness.class),
         reader.getDuration(CacheKeys.FRESHNESS_TTL, Duration.ZERO),

@@ -82,6 +82,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final MetadataJournal journal;
   private final ObjectFiles files;
   private final long maxObjects;
+  private final IdleExpiry idleExpiry;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition inFlightCondition = lock.newCondition();
@@ -102,6 +103,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @GuardedBy("lock")
   private long admissionRejections;
   @GuardedBy("lock")
+  private long expirations;
+  @GuardedBy("lock")
   private long recoveredBlocks;
   @GuardedBy("lock")
   private long refusedBlocks;
@@ -116,8 +119,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   public static InProcessMetadataService forDirectories(CacheConfig config, List<Path> roots, MetadataJournal journal) {
     List<Long> capacities = roots.stream().map(root -> DiskCapacity.of(config, root)).toList();
-    return new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime, journal, config.maxObjects(),
-        config.evictionPolicy());
+    InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime,
+        journal, config.maxObjects(), config.evictionPolicy(), config.expireAfterIdle(), System::currentTimeMillis);
+    service.startIdleSweeps();
+    return service;
   }
 
   /** A service configured as {@link #forDirectories} with no space: every grant is refused, every read goes to the source. */
@@ -158,6 +163,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   /** A service as above that makes room by {@code evictionPolicy} ({@code rubix.cache.eviction.policy}). */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
       MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, Duration.ZERO, System::currentTimeMillis);
+  }
+
+  /**
+   * A service as above whose object versions expire after {@code expireAfterIdle} unread
+   * ({@code rubix.cache.expire.after.idle}; zero: never), by the wall clock {@code wallMillis}
+   * (System::currentTimeMillis outside tests), at each {@link #expireIdle} and at start.
+   */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, Duration expireAfterIdle, LongSupplier wallMillis) {
     if (maxObjects < 1) {
       throw new IllegalArgumentException("maxObjects must be positive: " + maxObjects);
     }
@@ -173,6 +188,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.waiters = new SettleWaiters(nanoClock, this::recheckWaiters);
     this.journal = requireNonNull(journal, "journal is null");
     this.files = new ObjectFiles(journal, blockSize);
+    this.idleExpiry = new IdleExpiry(expireAfterIdle, wallMillis);
     recover();
   }
 
@@ -192,10 +208,15 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     List<CachedObject> evicted = new ArrayList<>();
     long recoveredAt = nanoClock.getAsLong();
+    long now = idleExpiry.nowMillis();
+    // least recently used first, so each disk's LRU order is what it was before the restart
+    List<MetadataJournal.Recovered> byLastUse = new ArrayList<>(recovery.objects());
+    byLastUse.sort(Comparator.comparingLong(MetadataJournal.Recovered::lastUsedMillis));
     lock.lock();
     try {
       long blocks = 0;
-      for (MetadataJournal.Recovered r : recovery.objects()) {
+      long expiredAtStart = 0;
+      for (MetadataJournal.Recovered r : byLastUse) {
         if (r.disk() < 0 || r.disk() >= space.diskCount()) {
           recoveryProblems++;
           continue;
@@ -210,6 +231,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.published.or(r.published());
         object.charged.or(r.charged());
         System.arraycopy(r.crc32c(), 0, object.crc32c, 0, object.crc32c.length);
+        object.lastUsedMillis = r.lastUsedMillis();
         object.chargedBytes = DiskCharge.OBJECT_OVERHEAD + object.chargeOf(object.charged);
         BitSet unpublished = (BitSet) object.charged.clone();
         unpublished.andNot(object.published);
@@ -222,6 +244,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         objects.put(r.version(), object);
         space.recovered(object);
         nextGeneration = Math.max(nextGeneration, r.generation() + 1);
+        if (idleExpiry.expired(object.lastUsedMillis, now)) {
+          // unread for longer than allowed, the time it was down included
+          drop(object);
+          evicted.add(object);
+          expirations++;
+          expiredAtStart++;
+        }
       }
       for (MetadataJournal.Leftover leftover : recovery.leftovers()) {
         if (leftover.disk() >= 0 && leftover.disk() < space.diskCount()) {
@@ -236,8 +265,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
       recoveredBlocks = blocks;
       recoveryProblems += recovery.problems();
-      LOG.info("Recovered {} cached objects with {} blocks from {}; {} entries dropped or unreadable, {} undeletable files",
-          objects.size(), blocks, layout.roots(), recoveryProblems, recovery.leftovers().size());
+      LOG.info("Recovered {} cached objects with {} blocks from {}; {} expired unread, {} entries dropped or unreadable, {} undeletable files",
+          objects.size(), blocks, layout.roots(), expiredAtStart, recoveryProblems, recovery.leftovers().size());
     } finally {
       lock.unlock();
     }
@@ -275,6 +304,74 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Object versions dropped because nobody read them for {@code rubix.cache.expire.after.idle}, at start and since. */
+  public long expirations() {
+    lock.lock();
+    try {
+      return expirations;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Drops every object version nobody has read for {@code rubix.cache.expire.after.idle} (none is
+   * being fetched into) and journals when the others read since the last sweep were last read, so a
+   * restarted service counts from there; the number dropped. Nothing when expiry is off. Scans all
+   * objects under the lock (about a millisecond per 100,000), with the journal writes and file
+   * deletions after it.
+   */
+  public int expireIdle() {
+    if (!idleExpiry.enabled()) {
+      return 0;
+    }
+    List<CachedObject> expired = new ArrayList<>();
+    List<CachedObject> used = new ArrayList<>();
+    List<Long> usedAt = new ArrayList<>();
+    long now = idleExpiry.nowMillis();
+    lock.lock();
+    try {
+      expireLeases();
+      for (CachedObject object : objects.values()) {
+        if (object.creating || object.pinned()) {
+          continue;
+        }
+        if (idleExpiry.expired(object.lastUsedMillis, now)) {
+          expired.add(object);
+        } else if (object.useUnsaved) {
+          object.useUnsaved = false;
+          used.add(object);
+          usedAt.add(object.lastUsedMillis);
+        }
+      }
+      for (CachedObject object : expired) {
+        drop(object);
+        expirations++;
+      }
+    } finally {
+      lock.unlock();
+    }
+    for (int i = 0; i < used.size(); i++) {
+      files.journalUsed(used.get(i), usedAt.get(i));
+    }
+    deleteFiles(expired);
+    if (!expired.isEmpty()) {
+      LOG.info("Expired {} object versions unread for {}", expired.size(), idleExpiry.idle());
+    }
+    return expired.size();
+  }
+
+  /** Runs {@link #expireIdle} every {@link IdleExpiry#sweepInterval} until {@link #close}, when expiry is on. */
+  public void startIdleSweeps() {
+    idleExpiry.start(() -> {
+      try {
+        expireIdle();
+      } catch (RuntimeException e) {
+        LOG.warn("Idle expiry sweep failed; the next one tries again", e);
+      }
+    }, "rubix-idle-expiry");
   }
 
   /** Journal entries recovery dropped (invalid, orphaned) or could not read, at startup. */
@@ -410,6 +507,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       return null;
     }
     nextGeneration++;
+    object.lastUsedMillis = idleExpiry.nowMillis();
     object.creating = true;
     objects.put(version, object);
     space.created(object);
@@ -870,6 +968,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       lock.unlock();
     }
+    idleExpiry.close();
   }
 
   @GuardedBy("lock")
@@ -877,6 +976,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     CachedObject object = objects.get(version);
     if (object != null) {
       space.touch(object);
+      object.lastUsedMillis = idleExpiry.nowMillis();
+      object.useUnsaved = true;
     }
     return object;
   }

@@ -22,6 +22,8 @@ public final class CacheKeys {
       "Most object versions one metadata service (the BookKeeper, or an embedded JVM) tracks, 1 to 100000000; at the bound, caching a new one evicts the least recently used.");
   public static final ConfigKey EVICTION_POLICY = new ConfigKey("rubix.cache.eviction.policy", "lru",
       "Which object versions make room when a cache directory is full: lru (the least recently used) or tinylfu (new objects enter a window of 1% of the directory; beyond it, one stays only if it was read more often recently than the least recently used object it would evict, else its blocks are read from the source uncached and counted in rubix_cache_admission_rejections: a one-pass scan larger than the cache then does not evict data that is read again and again). See docs/operations.md.");
+  public static final ConfigKey EXPIRE_AFTER_IDLE = new ConfigKey("rubix.cache.expire.after.idle", "0s",
+      "Drops an object version nobody has read for this long (a duration such as 12h or 7d; 0s: never), so a node does not keep serving, and holding space for, partitions a table no longer reads. Applied by the metadata service (the BookKeeper, or an embedded JVM) about every tenth of this time (at least every second, at most every 10 minutes) and at start: the last use of each object is kept in its journal's modification time, so a restart keeps counting from it. Counted in rubix_cache_expirations. See docs/operations.md.");
   public static final ConfigKey USAGE_PERCENTAGE = new ConfigKey("rubix.cache.usage.percentage", "80",
       "Hard cap per cache directory as a percentage (1-100) of the capacity of the disk that holds it.");
   public static final ConfigKey FRESHNESS = new ConfigKey("rubix.cache.freshness", "strict",
