@@ -86,4 +86,12 @@ service BookKeeperService {
 
   /** Unpublishes and deletes everything cached; returns how many object versions were dropped. */
   i32 clear() throws (1: TCacheException e),
+
+  /**
+   * Adds what a reading JVM counted since its last report (its rubix_* read counters: hit, miss,
+   * source and peer bytes, fallbacks by cause) to the node's totals, which the daemon exports as
+   * rubix_engines_*. Only known counter names and values in [0, 2^48) are accepted, at most 64 per
+   * call; a daemon without this call answers UNKNOWN_METHOD, which a client takes as "do not report".
+   */
+  void reportCounters(1: map<string, i64> deltas) throws (1: TCacheException e),
 }

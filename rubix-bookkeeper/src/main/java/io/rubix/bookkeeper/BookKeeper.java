@@ -6,6 +6,7 @@ import io.rubix.bookkeeper.fetch.PeerFill;
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
 import io.rubix.bookkeeper.server.AsyncBookKeeperHandler;
 import io.rubix.bookkeeper.server.BookKeeperHandler;
+import io.rubix.bookkeeper.server.EngineCounters;
 import io.rubix.bookkeeper.server.FrameDeadlineServerSocket;
 import io.rubix.bookkeeper.server.InlineCallServer;
 import io.rubix.bookkeeper.server.ServerCounters;
@@ -55,6 +56,7 @@ public final class BookKeeper implements AutoCloseable {
   private final BookKeeperConfig config;
   private final InProcessMetadataService service;
   private final ServerCounters counters = new ServerCounters();
+  private final EngineCounters engineCounters = new EngineCounters();
   private final FrameDeadlineServerSocket socket;
   private final TThreadedSelectorServer server;
   private final Thread serverThread;
@@ -78,7 +80,7 @@ public final class BookKeeper implements AutoCloseable {
     this.service = InProcessMetadataService.forDirectories(config.cache(), roots, new FileMetadataJournal(config.cache().blockSize()));
     LOG.info("Recovered {} blocks in {} ms", service.recoveredBlocks(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recoveryStart));
     TServiceInfo info = new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, config.cache().blockSize(), config.nodeId(), startedAt);
-    BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats);
+    BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats, engineCounters);
     SecureRandom random = new SecureRandom();
     ConnectionAuth auth = new ConnectionAuth(BookKeeperSecret.readOrCreate(config.secretFile(), random), random);
     try {
@@ -207,6 +209,7 @@ public final class BookKeeper implements AutoCloseable {
     if (peerFill != null) {
       values.putAll(peerFill.counters());
     }
+    values.putAll(engineCounters.snapshot());
     return values;
   }
 

@@ -5,6 +5,7 @@ import io.rubix.spi.metadata.CachedFile;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -25,6 +26,19 @@ final class StatusCommand implements Callable<Integer> {
 
   @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Largest cached files to list (0 for none; at most 1000). Default: ${DEFAULT-VALUE}.")
   int top;
+
+  /** The node's hit ratio from what the reading JVMs reported (see {@code rubix_engines_*}). */
+  static String hitRatio(Map<String, Long> counters) {
+    if (counters.getOrDefault("rubix_engines_reports", 0L) == 0) {
+      return "no reports from reading JVMs yet (they report every rubix.network.client.counters.interval and when they close)";
+    }
+    long hit = counters.getOrDefault("rubix_engines_cache_hit_bytes", 0L);
+    long miss = counters.getOrDefault("rubix_engines_cache_miss_bytes", 0L);
+    long fallbacks = counters.entrySet().stream().filter(e -> e.getKey().startsWith("rubix_engines_fallback_")).mapToLong(Map.Entry::getValue).sum();
+    return String.format(Locale.ROOT, "%s of %s read by this node's JVMs came from the cache; %s from the source, %s from peers; %d fallbacks",
+        Formats.percent(hit, hit + miss), Formats.bytes(hit + miss), Formats.bytes(counters.getOrDefault("rubix_engines_source_bytes", 0L)),
+        Formats.bytes(counters.getOrDefault("rubix_engines_peer_bytes", 0L)), fallbacks);
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -55,7 +69,7 @@ final class StatusCommand implements Callable<Integer> {
     out.printf("  expiry      %s%n", idleSeconds <= 0 ? "off (rubix.cache.expire.after.idle)"
         : "after " + Formats.duration(Duration.ofSeconds(idleSeconds)) + " unread: " + counters.getOrDefault("rubix_cache_expirations", 0L)
             + " object versions expired");
-    out.println("  hit ratio   counted by the reading JVMs (JMX io.rubix:type=Cache, IOStatistics), not by the daemon");
+    out.println("  hit ratio   " + hitRatio(counters));
     if (top > 0) {
       if (snapshot.topFiles().isEmpty()) {
         out.println("  top files   (cache is empty)");

@@ -145,4 +145,12 @@ public final class AsyncBookKeeperHandler implements BookKeeperService.AsyncIfac
   public void clear(AsyncMethodCallback<Integer> callback) {
     answer(callback, handler::clear);
   }
+
+  @Override
+  public void reportCounters(Map<String, Long> deltas, AsyncMethodCallback<Void> callback) {
+    answer(callback, () -> {
+      handler.reportCounters(deltas);
+      return null;
+    });
+  }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -189,6 +190,17 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
     return call(BookKeeperService.Client::clear);
   }
 
+  /**
+   * Adds {@code deltas} (counter name to what this JVM counted since its last report) to the daemon's
+   * node-wide totals; {@link UnknownCallException} from a daemon that predates the call.
+   */
+  public void reportCounters(Map<String, Long> deltas) throws IOException {
+    call(c -> {
+      c.reportCounters(deltas);
+      return null;
+    });
+  }
+
   @Override
   public void close() {
     closed = true;
@@ -237,16 +249,30 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
         connection.close();
       }
       throw new IOException("BookKeeper refused the request: " + e.getMessage(), e);
-    } catch (TException | RuntimeException e) {
-      if (connection != null) {
+    } catch (TApplicationException e) {
+      if (e.getType() != TApplicationException.UNKNOWN_METHOD) {
+        throw failed(connection, e);
+      }
+      // an older daemon: the connection stays good (the server skipped the call's arguments), and no backoff
+      if (!idle.offer(connection)) {
         connection.close();
       }
-      long backoff = backoffNanos.getAndUpdate(b -> Math.min(config.backoffMax().toNanos(), b * 2));
-      retryAtNanos.set(nanoClock.getAsLong() + backoff);
-      failures.incrementAndGet();
-      LOG.warn("BookKeeper at {}:{} failed ({}); reads go to the source for {} ms", config.host(), config.port(), e, backoff / 1_000_000);
-      throw new BookKeeperUnavailableException("BookKeeper at " + config.host() + ":" + config.port() + " failed", e);
+      throw new UnknownCallException("BookKeeper at " + config.host() + ":" + config.port() + " does not know this call: " + e.getMessage(), e);
+    } catch (TException | RuntimeException e) {
+      throw failed(connection, e);
     }
+  }
+
+  /** A transport failure (or a daemon error outside the protocol): closes {@code connection} and backs off. */
+  private BookKeeperUnavailableException failed(Connection connection, Exception e) {
+    if (connection != null) {
+      connection.close();
+    }
+    long backoff = backoffNanos.getAndUpdate(b -> Math.min(config.backoffMax().toNanos(), b * 2));
+    retryAtNanos.set(nanoClock.getAsLong() + backoff);
+    failures.incrementAndGet();
+    LOG.warn("BookKeeper at {}:{} failed ({}); reads go to the source for {} ms", config.host(), config.port(), e, backoff / 1_000_000);
+    return new BookKeeperUnavailableException("BookKeeper at " + config.host() + ":" + config.port() + " failed", e);
   }
 
   /**
