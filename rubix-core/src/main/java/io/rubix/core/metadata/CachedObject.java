@@ -38,6 +38,8 @@ final class CachedObject {
   long lastUsedMillis;
   /** Read since a sweep last journaled {@link #lastUsedMillis}. */
   boolean useUnsaved;
+  /** The quota of the path rule it is charged to, or null when its rule has none (set before it is charged). */
+  RuleSpace rule;
   /** TinyLFU: in its disk's window ({@link DiskSpace#window}), not yet past it. */
   boolean inWindow;
   /** TinyLFU: the first block of the read of this object seen most often recently, whose frequency is the object's. */

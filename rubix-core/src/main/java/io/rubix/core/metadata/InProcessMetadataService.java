@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.EvictionPolicy;
 
 import io.rubix.spi.ObjectVersion;
@@ -95,6 +96,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @GuardedBy("lock")
   private final LeaseTable leases;
   @GuardedBy("lock")
+  private final RuleQuotas rules;
+  @GuardedBy("lock")
   private final SettleWaiters waiters;
   @GuardedBy("lock")
   private long nextGeneration = 1;
@@ -120,7 +123,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public static InProcessMetadataService forDirectories(CacheConfig config, List<Path> roots, MetadataJournal journal) {
     List<Long> capacities = roots.stream().map(root -> DiskCapacity.of(config, root)).toList();
     InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime,
-        journal, config.maxObjects(), config.evictionPolicy(), config.expireAfterIdle(), System::currentTimeMillis);
+        journal, config.maxObjects(), config.evictionPolicy(), config.expireAfterIdle(), System::currentTimeMillis, config.rules());
     service.startIdleSweeps();
     return service;
   }
@@ -173,6 +176,22 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
       MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, Duration expireAfterIdle, LongSupplier wallMillis) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, expireAfterIdle, wallMillis, CacheRules.NONE);
+  }
+
+  /** A service that makes room by {@code evictionPolicy} and applies the path rules {@code rules}, without idle expiry. */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, CacheRules rules) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, Duration.ZERO, System::currentTimeMillis, rules);
+  }
+
+  /**
+   * A service as above that also applies the path rules {@code rules} ({@code rubix.cache.rules}): no
+   * grant for an excluded path, and the bytes charged to the objects of a rule with a quota never
+   * exceed it (a percentage quota is a share of the sum of {@code capacities}).
+   */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, Duration expireAfterIdle, LongSupplier wallMillis, CacheRules rules) {
     if (maxObjects < 1) {
       throw new IllegalArgumentException("maxObjects must be positive: " + maxObjects);
     }
@@ -184,6 +203,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.layout = new DataFileLayout(roots);
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
     this.space = new SpaceLedger(roots, capacities, nanoClock, evictionPolicy);
+    this.rules = new RuleQuotas(rules, capacities.stream().reduce(0L, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b));
     this.leases = new LeaseTable(leaseTimeout.toNanos());
     this.waiters = new SettleWaiters(nanoClock, this::recheckWaiters);
     this.journal = requireNonNull(journal, "journal is null");
@@ -222,6 +242,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           continue;
         }
         CachedObject object = new CachedObject(r.version(), r.disk(), r.dataFile(), blockSize);
+        if (!rules.caches(r.version().path())) {
+          // cached under other rules: its path is excluded now
+          evicted.add(object);
+          continue;
+        }
+        object.rule = rules.spaceOf(r.version().path());
         if (objects.containsKey(r.version())) {
           // a second file of one version (a crash between two generations): keep one, delete the other
           recoveryProblems++;
@@ -256,6 +282,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         if (leftover.disk() >= 0 && leftover.disk() < space.diskCount()) {
           space.leftover(leftover.disk(), leftover.bytes());
         }
+      }
+      for (RuleSpace rule : rules.spaces()) {
+        // a quota made smaller since the cache was written
+        evictForQuota(space.quotaVictims(rule, null, 0, evicted), rule, evicted);
       }
       for (int disk = 0; disk < space.diskCount(); disk++) {
         reserve(space.disk(disk), null, 0, evicted);
@@ -311,6 +341,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       return expirations;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Per path rule with a quota, in configuration order: its quota and what its objects are charged now. */
+  public List<RuleUsage> ruleUsage() {
+    lock.lock();
+    try {
+      return rules.spaces().stream().map(r -> new RuleUsage(r.name, r.quotaBytes, r.usedBytes, r.lru.size(), r.evictions, r.denials)).toList();
     } finally {
       lock.unlock();
     }
@@ -372,6 +412,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         LOG.warn("Idle expiry sweep failed; the next one tries again", e);
       }
     }, "rubix-idle-expiry");
+  }
+
+  /** Requests for blocks (acquires) refused because a path rule excludes their object from the cache. */
+  public long ruleExcludedRequests() {
+    lock.lock();
+    try {
+      return rules.excludedRequests();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Journal entries recovery dropped (invalid, orphaned) or could not read, at startup. */
@@ -495,9 +545,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   @GuardedBy("lock")
   private CachedObject create(ObjectVersion version, int firstBlock, List<CachedObject> evicted) {
+    if (!rules.admits(version.path())) {
+      return null;
+    }
     int diskIndex = layout.diskOf(version);
     DiskSpace disk = space.disk(diskIndex);
     CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration), blockSize);
+    object.rule = rules.spaceOf(version.path());
     space.accessed(version, firstBlock, object);
     space.creating(object);
     if (objects.size() >= maxObjects && !evictOneObject(disk, evicted)) {
@@ -989,6 +1043,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   @GuardedBy("lock")
   private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
+    if (requester != null && requester.rule != null
+        && !evictForQuota(space.quotaVictims(requester, length, evicted), requester.rule, evicted)) {
+      return false;
+    }
     SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted);
     if (!eviction.fits()) {
       if (eviction.rejected()) {
@@ -1000,6 +1058,22 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       drop(victim);
       evicted.add(victim);
       evictions++;
+    }
+    return true;
+  }
+
+  /** Evicts the objects {@code eviction} names to keep {@code rule} within its quota; false (counted) when they are not enough. */
+  @GuardedBy("lock")
+  private boolean evictForQuota(SpaceLedger.Eviction eviction, RuleSpace rule, List<CachedObject> evicted) {
+    if (!eviction.fits()) {
+      rule.denials++;
+      return false;
+    }
+    for (CachedObject victim : eviction.victims()) {
+      drop(victim);
+      evicted.add(victim);
+      evictions++;
+      rule.evictions++;
     }
     return true;
   }
