@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.fetch.PeerFill;
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
+import io.rubix.bookkeeper.metrics.RuleMetrics;
 import io.rubix.bookkeeper.server.AsyncBookKeeperHandler;
 import io.rubix.bookkeeper.server.BookKeeperHandler;
 import io.rubix.bookkeeper.server.EngineCounters;
@@ -198,6 +199,7 @@ public final class BookKeeper implements AutoCloseable {
     values.put("rubix_cache_expire_after_idle_seconds", config.cache().expireAfterIdle().toSeconds());
     values.put("rubix_cache_recovered_blocks", service.recoveredBlocks());
     values.put("rubix_cache_refused_commit_blocks", service.refusedBlocks());
+    values.put("rubix_rule_excluded_requests", service.ruleExcludedRequests());
     values.put("rubix_bookkeeper_started_at_millis", startedAt);
     if (transfer != null) {
       values.put("rubix_transfer_requests", transfer.requests());
@@ -210,12 +212,18 @@ public final class BookKeeper implements AutoCloseable {
       values.putAll(peerFill.counters());
     }
     values.putAll(engineCounters.snapshot());
+    RuleMetrics.putStats(service.ruleUsage(), values);
     return values;
   }
 
   private Iterable<MetricsEndpoint.Sample> samples() {
     List<MetricsEndpoint.Sample> samples = new ArrayList<>();
-    stats().forEach((name, value) -> samples.add(new MetricsEndpoint.Sample(name, "", value)));
+    stats().forEach((name, value) -> {
+      if (!name.startsWith(RuleMetrics.PREFIX)) {
+        samples.add(new MetricsEndpoint.Sample(name, "", value));
+      }
+    });
+    samples.addAll(RuleMetrics.samples(service.ruleUsage()));
     for (CacheUsage.Disk disk : service.usage().disks()) {
       String labels = MetricsEndpoint.labels(Map.of("dir", disk.directory()));
       samples.add(new MetricsEndpoint.Sample("rubix_cache_disk_used_bytes", labels, disk.usedBytes()));

@@ -57,14 +57,22 @@ final class StatusCommand implements Callable<Integer> {
           Formats.bytes(disk.capacityBytes()), Formats.percent(disk.usedBytes(), disk.capacityBytes()), Formats.bytes(disk.reservedBytes()),
           disk.objects());
     }
+    snapshot.rules().forEach((rule, metrics) -> {
+      long quota = metrics.getOrDefault("quota_bytes", 0L);
+      long used = metrics.getOrDefault("used_bytes", 0L);
+      out.printf("  rule        %s: %s of %s quota (%s), %d objects, %d evictions, %d denied%n", rule, Formats.bytes(used), Formats.bytes(quota),
+          Formats.percent(used, quota), metrics.getOrDefault("objects", 0L), metrics.getOrDefault("evictions", 0L),
+          metrics.getOrDefault("denials", 0L));
+    });
     Map<String, Long> counters = snapshot.counters();
     out.printf("  requests    status %d, acquire %d, commit %d, abort %d, wait %d; bad requests %d, errors %d%n",
         counters.getOrDefault("rubix_bookkeeper_status_calls", 0L), counters.getOrDefault("rubix_bookkeeper_acquire_calls", 0L),
         counters.getOrDefault("rubix_bookkeeper_commit_calls", 0L), counters.getOrDefault("rubix_bookkeeper_abort_calls", 0L),
         counters.getOrDefault("rubix_bookkeeper_wait_calls", 0L), counters.getOrDefault("rubix_bookkeeper_bad_requests", 0L),
         counters.getOrDefault("rubix_bookkeeper_errors", 0L));
-    out.printf("  blocks      %d corrupt reports, %d recovered at start%n",
-        counters.getOrDefault("rubix_bookkeeper_corrupt_block_reports", 0L), counters.getOrDefault("rubix_cache_recovered_blocks", 0L));
+    out.printf("  blocks      %d corrupt reports, %d recovered at start, %d requests for paths excluded by rules%n",
+        counters.getOrDefault("rubix_bookkeeper_corrupt_block_reports", 0L), counters.getOrDefault("rubix_cache_recovered_blocks", 0L),
+        counters.getOrDefault("rubix_rule_excluded_requests", 0L));
     long idleSeconds = counters.getOrDefault("rubix_cache_expire_after_idle_seconds", 0L);
     out.printf("  expiry      %s%n", idleSeconds <= 0 ? "off (rubix.cache.expire.after.idle)"
         : "after " + Formats.duration(Duration.ofSeconds(idleSeconds)) + " unread: " + counters.getOrDefault("rubix_cache_expirations", 0L)

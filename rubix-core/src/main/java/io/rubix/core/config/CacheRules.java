@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
 
 /**
  * The ordered path rules of {@code rubix.cache.rules}: the first rule with a glob matching an
@@ -26,6 +27,11 @@ public record CacheRules(List<CacheRule> rules, RuleAction defaultAction) {
   public CacheRules {
     rules = List.copyOf(requireNonNull(rules, "rules is null"));
     requireNonNull(defaultAction, "defaultAction is null");
+  }
+
+  /** The rules {@code conf} sets, alone (as {@link CacheConfig#rules()}, without the rest of the cache's settings). */
+  public static CacheRules from(Configuration conf) {
+    return from(new ConfigReader(conf));
   }
 
   /** Reads and validates the rules; an {@link InvalidConfigException} names the key, its value and what is allowed. */
