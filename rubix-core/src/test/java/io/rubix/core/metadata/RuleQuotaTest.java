@@ -9,13 +9,16 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.CachedFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
@@ -179,6 +182,78 @@ class RuleQuotaTest {
       assertThat(service.usage().usedBytes()).as("objects of a path excluded since are dropped at start").isZero();
       try (Stream<Path> files = Files.walk(root)) {
         assertThat(files.filter(p -> Files.isRegularFile(p) && p.toString().contains("dim_")).toList()).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void quotasAndCapHoldUnderRandomGrantCommitAbortInvalidateAndExpiryAndTheAccountsBalanceAfterwards() throws Exception {
+    for (EvictionPolicy policy : EvictionPolicy.values()) {
+      long seed = Long.getLong("rubix.fuzz.seed", System.nanoTime());
+      Random random = new Random(seed);
+      CacheRules rules = rules("rubix.cache.rules", "tmp,dims,facts",
+          "rubix.cache.rule.tmp.paths", "/tmp/", "rubix.cache.rule.tmp.action", "exclude",
+          "rubix.cache.rule.dims.paths", "/dims/", "rubix.cache.rule.dims.quota", Long.toString(5L * BLOCK + 100),
+          "rubix.cache.rule.facts.paths", "/facts/", "rubix.cache.rule.facts.quota", "40%");
+      try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(16L * BLOCK), LEASE, clock::get,
+          MetadataJournal.NONE, InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy, rules)) {
+        List<ObjectVersion> versions = new ArrayList<>();
+        for (String dir : List.of("tmp", "dims", "facts", "other")) {
+          for (int i = 0; i < 4; i++) {
+            versions.add(new ObjectVersion("s3a://lake/" + dir + "/part-" + i, 1 + random.nextInt(4 * BLOCK), 1, dir + i));
+          }
+        }
+        List<BlockRange> open = new ArrayList<>();
+        for (int step = 0; step < 3_000; step++) {
+          String what = policy + " step " + step + " (seed " + seed + ")";
+          ObjectVersion version = versions.get(random.nextInt(versions.size()));
+          int blocks = version.blockCount(BLOCK);
+          int first = random.nextInt(blocks);
+          int end = first + 1 + random.nextInt(blocks - first);
+          int op = random.nextInt(10);
+          if (op < 4) {
+            BlockRange range = service.acquire(version, first, end);
+            if (range.leaseId() != 0) {
+              assertThat(version.path()).as(what).doesNotContain("/tmp/");
+              open.add(range);
+            }
+          } else if (op < 6 && !open.isEmpty()) {
+            BlockRange range = open.remove(random.nextInt(open.size()));
+            List<Integer> granted = new ArrayList<>();
+            for (int b = range.firstBlock(); b < range.endBlock(); b++) {
+              if (range.state(b) == BlockState.GRANTED && random.nextBoolean()) {
+                granted.add(b);
+              }
+            }
+            TestBlocks.commit(service, range, BLOCK, granted.stream().mapToInt(Integer::intValue).toArray());
+          } else if (op < 8 && !open.isEmpty()) {
+            BlockRange range = open.remove(random.nextInt(open.size()));
+            service.abort(range.leaseId(), IntStream.range(range.firstBlock(), range.endBlock()).toArray(), random.nextBoolean());
+          } else if (op == 8) {
+            clock.addAndGet(random.nextInt(4) * LEASE.toNanos() / 3);
+            service.status(version, first, end);
+          } else {
+            service.invalidate(version);
+          }
+          assertWithinQuotas(service, what);
+          for (RuleUsage rule : service.ruleUsage()) {
+            assertThat(rule.usedBytes()).as("%s: rule %s", what, rule.rule()).isNotNegative();
+          }
+        }
+        assertThat(service.ruleExcludedRequests()).isPositive();
+        assertThat(service.ruleUsage()).as("seed %s", seed).anySatisfy(rule -> assertThat(rule.evictions()).isPositive());
+
+        // every lease and fence over: what each rule is charged is exactly what its cached objects are
+        for (BlockRange range : open) {
+          service.abort(range.leaseId(), IntStream.range(range.firstBlock(), range.endBlock()).toArray(), true);
+        }
+        clock.addAndGet(2 * LEASE.toNanos());
+        service.status(versions.get(0), 0, 1);
+        List<CachedFile> files = service.topFiles(100);
+        for (RuleUsage rule : service.ruleUsage()) {
+          long charged = files.stream().filter(file -> file.version().path().contains("/" + rule.rule() + "/")).mapToLong(CachedFile::chargedBytes).sum();
+          assertThat(rule.usedBytes()).as("%s: rule %s charged, seed %s", policy, rule.rule(), seed).isEqualTo(charged);
+        }
       }
     }
   }
