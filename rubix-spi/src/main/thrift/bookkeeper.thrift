@@ -121,6 +121,14 @@ service BookKeeperService {
   i32 clear() throws (1: TCacheException e),
 
   /**
+   * Adds what a reading JVM counted since its last report (its rubix_* read counters: hit, miss,
+   * source and peer bytes, fallbacks by cause) to the node's totals, which the daemon exports as
+   * rubix_engines_*. Only known counter names and values in [0, 2^48) are accepted, at most 64 per
+   * call; a daemon without this call answers UNKNOWN_METHOD, which a client takes as "do not report".
+   */
+  void reportCounters(1: map<string, i64> deltas) throws (1: TCacheException e),
+
+  /**
    * Per-table counters and the working-set estimate. Added after protocol 1 without a version bump:
    * older clients never call it; a daemon older than it answers TApplicationException UNKNOWN_METHOD.
    */

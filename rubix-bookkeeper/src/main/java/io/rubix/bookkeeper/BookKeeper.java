@@ -5,8 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.rubix.bookkeeper.fetch.PeerFill;
 import io.rubix.bookkeeper.metrics.InsightSamples;
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
+import io.rubix.bookkeeper.metrics.RuleMetrics;
 import io.rubix.bookkeeper.server.AsyncBookKeeperHandler;
 import io.rubix.bookkeeper.server.BookKeeperHandler;
+import io.rubix.bookkeeper.server.EngineCounters;
 import io.rubix.bookkeeper.server.FrameDeadlineServerSocket;
 import io.rubix.bookkeeper.server.InlineCallServer;
 import io.rubix.bookkeeper.server.ServerCounters;
@@ -58,6 +60,7 @@ public final class BookKeeper implements AutoCloseable {
   private final BookKeeperConfig config;
   private final InProcessMetadataService service;
   private final ServerCounters counters = new ServerCounters();
+  private final EngineCounters engineCounters = new EngineCounters();
   private final FrameDeadlineServerSocket socket;
   private final TThreadedSelectorServer server;
   private final Thread serverThread;
@@ -82,7 +85,7 @@ public final class BookKeeper implements AutoCloseable {
     this.service = InProcessMetadataService.forDirectories(config.cache(), roots, new FileMetadataJournal(config.cache().blockSize()));
     LOG.info("Recovered {} blocks in {} ms", service.recoveredBlocks(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recoveryStart));
     TServiceInfo info = new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, config.cache().blockSize(), config.nodeId(), startedAt);
-    BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats);
+    BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats, engineCounters);
     SecureRandom random = new SecureRandom();
     ConnectionAuth auth = new ConnectionAuth(BookKeeperSecret.readOrCreate(config.secretFile(), random), random);
     try {
@@ -201,8 +204,11 @@ public final class BookKeeper implements AutoCloseable {
     values.put("rubix_cache_objects", (long) usage.disks().stream().mapToInt(CacheUsage.Disk::objects).sum());
     values.put("rubix_cache_evictions", usage.evictions());
     values.put("rubix_cache_admission_rejections", usage.admissionRejections());
+    values.put("rubix_cache_expirations", service.expirations());
+    values.put("rubix_cache_expire_after_idle_seconds", config.cache().expireAfterIdle().toSeconds());
     values.put("rubix_cache_recovered_blocks", service.recoveredBlocks());
     values.put("rubix_cache_refused_commit_blocks", service.refusedBlocks());
+    values.put("rubix_rule_excluded_requests", service.ruleExcludedRequests());
     values.put("rubix_bookkeeper_started_at_millis", startedAt);
     if (transfer != null) {
       values.put("rubix_transfer_requests", transfer.requests());
@@ -214,6 +220,8 @@ public final class BookKeeper implements AutoCloseable {
     if (peerFill != null) {
       values.putAll(peerFill.counters());
     }
+    values.putAll(engineCounters.snapshot());
+    RuleMetrics.putStats(service.ruleUsage(), values);
     InsightSamples.counters(insight, values);
     return values;
   }
@@ -221,7 +229,12 @@ public final class BookKeeper implements AutoCloseable {
   private Iterable<MetricsEndpoint.Sample> samples() {
     List<MetricsEndpoint.Sample> samples = new ArrayList<>();
     CacheInsightReport insight = service.insight();
-    stats(insight).forEach((name, value) -> samples.add(new MetricsEndpoint.Sample(name, "", value)));
+    stats(insight).forEach((name, value) -> {
+      if (!name.startsWith(RuleMetrics.PREFIX)) {
+        samples.add(new MetricsEndpoint.Sample(name, "", value));
+      }
+    });
+    samples.addAll(RuleMetrics.samples(service.ruleUsage()));
     samples.addAll(InsightSamples.of(insight));
     for (CacheUsage.Disk disk : service.usage().disks()) {
       String labels = MetricsEndpoint.labels(Map.of("dir", disk.directory()));

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.ClientConfig;
+import io.rubix.core.client.CounterReporter;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.insight.CacheInsightBean;
 import io.rubix.core.metadata.EmbeddedServices;
@@ -53,7 +54,7 @@ public final class CacheEngine implements Closeable {
   private final BlockStore store;
   private final BlockReader reader;
   private final BlockFiller filler;
-  private final CacheStats stats = new CacheStats();
+  private final CacheStats stats;
   private final ExecutorService fetchExecutor;
   private final ExecutorService writeExecutor;
   private final ExecutorService vectoredExecutor;
@@ -63,8 +64,9 @@ public final class CacheEngine implements Closeable {
   private final CachingInputStream.Factory streams = CachingInputStream.factory();
 
   private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name,
-      BlockAdmission admission, PeerReader peers) {
+      BlockAdmission admission, PeerReader peers, CacheStats stats) {
     this.config = requireNonNull(config, "config is null");
+    this.stats = requireNonNull(stats, "stats is null");
     this.service = requireNonNull(service, "service is null");
     this.serviceRelease = requireNonNull(serviceRelease, "serviceRelease is null");
     CacheFiles files = new CacheFiles(config.openFilesMax(), opener);
@@ -88,7 +90,7 @@ public final class CacheEngine implements Closeable {
 
   private static CacheEngine embedded(CacheConfig config, String name, ChannelOpener opener, BlockAdmission admission, PeerReader peers) {
     EmbeddedServices.Handle handle = EmbeddedServices.acquire(config);
-    return new CacheEngine(config, handle.service(), handle, opener, name, admission, peers);
+    return new CacheEngine(config, handle.service(), handle, opener, name, admission, peers, new CacheStats());
   }
 
   /**
@@ -112,12 +114,19 @@ public final class CacheEngine implements Closeable {
       return embedded(config, name, opener, admission, peers);
     }
     BookKeeperClient client = new BookKeeperClient(clientConfig, config.blockSize(), System::nanoTime);
-    return new CacheEngine(config, client, client::close, opener, name, admission, peers);
+    CacheStats stats = new CacheStats();
+    // the daemon hears what this JVM counted (node-wide hit ratio, fallbacks), last when the engine closes
+    CounterReporter reporter = CounterReporter.start(stats, client, clientConfig.countersInterval(), name);
+    AutoCloseable release = () -> {
+      reporter.close();
+      client.close();
+    };
+    return new CacheEngine(config, client, release, opener, name, admission, peers, stats);
   }
 
   /** An engine using {@code service}, which the caller owns. */
   public static CacheEngine withService(CacheConfig config, CacheMetadataService service, String name, ChannelOpener opener) {
-    return new CacheEngine(config, service, () -> {}, opener, name, BlockAdmission.ALL, null);
+    return new CacheEngine(config, service, () -> {}, opener, name, BlockAdmission.ALL, null, new CacheStats());
   }
 
   public CachingInputStream open(ObjectVersion version, Source source) {

@@ -110,10 +110,10 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
 
   @Override
   public FSDataInputStream open(Path path, int bufferSize) throws IOException {
-    if (support == null) {
+    Path qualified = makeQualified(path);
+    if (support == null || !support.caches(qualified)) {
       return fs.open(path, bufferSize);
     }
-    Path qualified = makeQualified(path);
     return support.open(qualified, null, -1, fs::getFileStatus, this::openSource);
   }
 
@@ -136,7 +136,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
    */
   @Override
   protected CompletableFuture<FSDataInputStream> openFileWithOptions(Path path, OpenFileParameters parameters) throws IOException {
-    if (support == null) {
+    if (support == null || !support.caches(makeQualified(path))) {
       return super.openFileWithOptions(path, parameters);
     }
     return support.openFile(makeQualified(path), parameters, OpenFileKeys.STANDARD,

@@ -92,7 +92,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
 
   @Override
   public FSDataInputStream open(Path path, int bufferSize) throws IOException {
-    if (support == null) {
+    if (support == null || !support.caches(makeQualified(path))) {
       return super.open(path, bufferSize);
     }
     return support.open(makeQualified(path), null, -1, super::getFileStatus, sourceOpener);
@@ -100,7 +100,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
 
   @Override
   public CompletableFuture<FSDataInputStream> openFileWithOptions(Path path, OpenFileParameters parameters) throws IOException {
-    if (support == null) {
+    if (support == null || !support.caches(makeQualified(path))) {
       return super.openFileWithOptions(path, parameters);
     }
     return support.openFile(makeQualified(path), parameters, OpenFileKeys.S3A, super::getFileStatus, sourceOpener);

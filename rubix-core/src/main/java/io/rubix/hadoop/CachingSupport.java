@@ -15,6 +15,7 @@ import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.Source;
+import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
@@ -112,6 +113,19 @@ final class CachingSupport implements Closeable {
 
   CacheEngine engine() {
     return engine;
+  }
+
+  /**
+   * Whether reads of {@code qualified} go through the cache: false, counted in
+   * {@code rubix_rule_excluded_opens}, when a path rule ({@code rubix.cache.rules}) excludes it, and
+   * the caller then opens the source directly (no status lookup of the cache's, no metadata call).
+   */
+  boolean caches(Path qualified) {
+    if (engine.config().rules().caches(qualified.toString())) {
+      return true;
+    }
+    engine.stats().add(CacheCounter.RULE_EXCLUDED_OPENS, 1);
+    return false;
   }
 
   /** Split ownership, or null with {@code rubix.cluster.manager=none}. */

@@ -21,6 +21,8 @@ class ShadedJarIT {
   private static final Pattern UNRELOCATED = Pattern.compile(
       "(?<!io/rubix/shaded/)(org/apache/thrift/|com/github/benmanes/|com/fasterxml/jackson/|com/google/common/)");
 
+  private static final Pattern AWS_SDK = Pattern.compile("(com/amazonaws/|software/amazon/)");
+
   private static Path jar() {
     Path jar = Path.of(System.getProperty("rubix.presto.jar"));
     assertThat(jar).exists();
@@ -57,6 +59,23 @@ class ShadedJarIT {
         String constants = new String(file.getInputStream(entry).readAllBytes(), StandardCharsets.ISO_8859_1);
         assertThat(UNRELOCATED.matcher(constants).find()).as("%s refers to an unrelocated Thrift, Caffeine, Jackson or Guava class", entry.getName())
             .isFalse();
+      }
+    }
+  }
+
+  /**
+   * No class of the jar names an AWS SDK class (v1 {@code com.amazonaws}, v2 {@code software.amazon}): the
+   * wrapped S3 file system is loaded by name, so PrestoDB's SDK v1 stays inside its plugin and the jar needs
+   * no SDK to compile or load (PrestoHivePluginIT runs it next to the plugin's SDK, EngineHadoopIT with none).
+   */
+  @Test
+  void noClassReferencesTheAwsSdk() throws IOException {
+    try (JarFile file = new JarFile(jar().toFile())) {
+      List<JarEntry> classes = file.stream().filter(e -> e.getName().endsWith(".class")).toList();
+      assertThat(classes).hasSizeGreaterThan(50);
+      for (JarEntry entry : classes) {
+        String constants = new String(file.getInputStream(entry).readAllBytes(), StandardCharsets.ISO_8859_1);
+        assertThat(AWS_SDK.matcher(constants).find()).as("%s refers to an AWS SDK class", entry.getName()).isFalse();
       }
     }
   }

@@ -1,5 +1,7 @@
 package io.rubix.bookkeeper.cli;
 
+import io.rubix.bookkeeper.metrics.RuleMetrics;
+import io.rubix.core.client.UnknownCallException;
 import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
@@ -28,7 +30,7 @@ record DaemonSnapshot(String address, TServiceInfo info, CacheUsage usage, Map<S
     Optional<CacheInsightReport> insight;
     try {
       insight = Optional.of(daemon.client().insight());
-    } catch (UnsupportedOperationException olderDaemon) {
+    } catch (UnknownCallException olderDaemon) {
       insight = Optional.empty();
     }
     return new DaemonSnapshot(daemon.address(), daemon.info(), usage, counters, files, insight, System.currentTimeMillis());
@@ -48,6 +50,23 @@ record DaemonSnapshot(String address, TServiceInfo info, CacheUsage usage, Map<S
 
   int objects() {
     return usage.disks().stream().mapToInt(CacheUsage.Disk::objects).sum();
+  }
+
+  /**
+   * Per path rule with a quota, in name order: its {@code rule.<name>.<metric>} counters by metric
+   * ({@code quota_bytes}, {@code used_bytes}, {@code objects}, {@code evictions}, {@code denials}).
+   */
+  Map<String, Map<String, Long>> rules() {
+    Map<String, Map<String, Long>> rules = new TreeMap<>();
+    counters.forEach((name, value) -> {
+      if (name.startsWith(RuleMetrics.PREFIX)) {
+        int dot = name.lastIndexOf('.');
+        if (dot > RuleMetrics.PREFIX.length()) {
+          rules.computeIfAbsent(name.substring(RuleMetrics.PREFIX.length(), dot), rule -> new LinkedHashMap<>()).put(name.substring(dot + 1), value);
+        }
+      }
+    });
+    return rules;
   }
 
   /** The snapshot as nested maps and lists, in the order {@code rubix stats --json} writes them. */
@@ -77,6 +96,19 @@ record DaemonSnapshot(String address, TServiceInfo info, CacheUsage usage, Map<S
       disks.add(entry);
     }
     cache.put("disks", disks);
+    List<Object> rules = new ArrayList<>();
+    rules().forEach((rule, metrics) -> {
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("rule", rule);
+      entry.put("quotaBytes", metrics.getOrDefault("quota_bytes", 0L));
+      entry.put("usedBytes", metrics.getOrDefault("used_bytes", 0L));
+      entry.put("objects", metrics.getOrDefault("objects", 0L));
+      entry.put("evictions", metrics.getOrDefault("evictions", 0L));
+      entry.put("denials", metrics.getOrDefault("denials", 0L));
+      rules.add(entry);
+    });
+    cache.put("rules", rules);
+    cache.put("ruleExcludedRequests", counters.getOrDefault("rubix_rule_excluded_requests", 0L));
     root.put("cache", cache);
     root.put("counters", counters);
     if (!topFiles.isEmpty()) {

@@ -37,6 +37,19 @@ final class StatusCommand implements Callable<Integer> {
       description = "Tables (path prefixes, see rubix.cache.stats.prefix.depth) with the most bytes cached to list, then other (0 for none). Default: ${DEFAULT-VALUE}.")
   int tables;
 
+  /** The node's hit ratio from what the reading JVMs reported (see {@code rubix_engines_*}). */
+  static String hitRatio(Map<String, Long> counters) {
+    if (counters.getOrDefault("rubix_engines_reports", 0L) == 0) {
+      return "no reports from reading JVMs yet (they report every rubix.network.client.counters.interval and when they close)";
+    }
+    long hit = counters.getOrDefault("rubix_engines_cache_hit_bytes", 0L);
+    long miss = counters.getOrDefault("rubix_engines_cache_miss_bytes", 0L);
+    long fallbacks = counters.entrySet().stream().filter(e -> e.getKey().startsWith("rubix_engines_fallback_")).mapToLong(Map.Entry::getValue).sum();
+    return String.format(Locale.ROOT, "%s of %s read by this node's JVMs came from the cache; %s from the source, %s from peers; %d fallbacks",
+        Formats.percent(hit, hit + miss), Formats.bytes(hit + miss), Formats.bytes(counters.getOrDefault("rubix_engines_source_bytes", 0L)),
+        Formats.bytes(counters.getOrDefault("rubix_engines_peer_bytes", 0L)), fallbacks);
+  }
+
   @Override
   public Integer call() throws Exception {
     DaemonSnapshot snapshot = daemonOptions.snapshot(top, true);
@@ -54,15 +67,27 @@ final class StatusCommand implements Callable<Integer> {
           Formats.bytes(disk.capacityBytes()), Formats.percent(disk.usedBytes(), disk.capacityBytes()), Formats.bytes(disk.reservedBytes()),
           disk.objects());
     }
+    snapshot.rules().forEach((rule, metrics) -> {
+      long quota = metrics.getOrDefault("quota_bytes", 0L);
+      long used = metrics.getOrDefault("used_bytes", 0L);
+      out.printf("  rule        %s: %s of %s quota (%s), %d objects, %d evictions, %d denied%n", rule, Formats.bytes(used), Formats.bytes(quota),
+          Formats.percent(used, quota), metrics.getOrDefault("objects", 0L), metrics.getOrDefault("evictions", 0L),
+          metrics.getOrDefault("denials", 0L));
+    });
     Map<String, Long> counters = snapshot.counters();
     out.printf("  requests    status %d, acquire %d, commit %d, abort %d, wait %d; bad requests %d, errors %d%n",
         counters.getOrDefault("rubix_bookkeeper_status_calls", 0L), counters.getOrDefault("rubix_bookkeeper_acquire_calls", 0L),
         counters.getOrDefault("rubix_bookkeeper_commit_calls", 0L), counters.getOrDefault("rubix_bookkeeper_abort_calls", 0L),
         counters.getOrDefault("rubix_bookkeeper_wait_calls", 0L), counters.getOrDefault("rubix_bookkeeper_bad_requests", 0L),
         counters.getOrDefault("rubix_bookkeeper_errors", 0L));
-    out.printf("  blocks      %d corrupt reports, %d recovered at start%n",
-        counters.getOrDefault("rubix_bookkeeper_corrupt_block_reports", 0L), counters.getOrDefault("rubix_cache_recovered_blocks", 0L));
-    out.println("  hit ratio   counted by the reading JVMs (JMX io.rubix:type=Cache, IOStatistics), not by the daemon");
+    out.printf("  blocks      %d corrupt reports, %d recovered at start, %d requests for paths excluded by rules%n",
+        counters.getOrDefault("rubix_bookkeeper_corrupt_block_reports", 0L), counters.getOrDefault("rubix_cache_recovered_blocks", 0L),
+        counters.getOrDefault("rubix_rule_excluded_requests", 0L));
+    long idleSeconds = counters.getOrDefault("rubix_cache_expire_after_idle_seconds", 0L);
+    out.printf("  expiry      %s%n", idleSeconds <= 0 ? "off (rubix.cache.expire.after.idle)"
+        : "after " + Formats.duration(Duration.ofSeconds(idleSeconds)) + " unread: " + counters.getOrDefault("rubix_cache_expirations", 0L)
+            + " object versions expired");
+    out.println("  hit ratio   " + hitRatio(counters));
     snapshot.insight().ifPresentOrElse(insight -> printInsight(out, insight, snapshot.capacityBytes()),
         () -> out.println("  tables      (this daemon does not report tables: an older version)"));
     if (top > 0) {

@@ -1,6 +1,7 @@
 package io.rubix.bookkeeper.cli;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.config.CacheRules;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.hadoop.HasCacheEngine;
 import io.rubix.spi.config.BookKeeperKeys;
@@ -10,6 +11,7 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +68,8 @@ final class WarmupCommand implements Callable<Integer> {
   DaemonOptions daemonOptions;
 
   @Parameters(arity = "1..*", paramLabel = "PATH",
-      description = "A file, a directory (all files below it) or a glob, e.g. 's3a://bucket/warehouse/t/dt=2024-*/*.orc'.")
+      description = "A file, a directory (all files below it) or a glob, e.g. 's3a://bucket/warehouse/t/dt=2024-*/*.orc'. Files a path rule "
+          + "(rubix.cache.rules) excludes are skipped and counted; rule quotas hold (the daemon enforces them).")
   List<String> paths;
 
   @Option(names = "--parallelism", paramLabel = "N", defaultValue = "4",
@@ -96,13 +99,16 @@ final class WarmupCommand implements Callable<Integer> {
     conf.set(CacheKeys.BLOCK_SIZE.name(), Integer.toString(blockSize));
     conf.set(CacheKeys.ENABLED.name(), "true");
 
+    CacheRules rules = CacheRules.from(conf);
+
     Map<String, FileSystem> fileSystems = new LinkedHashMap<>();
     boolean failed = false;
     try {
       Map<Path, Target> files = new LinkedHashMap<>();
+      Set<Path> excluded = new HashSet<>();
       for (String arg : paths) {
         try {
-          failed |= !expand(new Path(arg), conf, fileSystems, files, err);
+          failed |= !expand(new Path(arg), conf, rules, fileSystems, files, excluded, err);
         } catch (IOException | IllegalArgumentException e) {
           err.println("rubix warmup: " + arg + ": " + e.getMessage());
           failed = true;
@@ -131,9 +137,13 @@ final class WarmupCommand implements Callable<Integer> {
       long fallbacks = FALLBACKS.stream().mapToLong(counted::get).sum();
       out.printf("warmed up %d file%s, %s: %s already cached, %s fetched from the source%n", files.size(), files.size() == 1 ? "" : "s",
           Formats.bytes(total), Formats.bytes(counted.get(CacheCounter.HIT_BYTES)), Formats.bytes(counted.get(CacheCounter.MISS_BYTES)));
+      if (!excluded.isEmpty()) {
+        out.printf("skipped %d file%s excluded from the cache by path rules (%s)%n", excluded.size(), excluded.size() == 1 ? "" : "s",
+            CacheKeys.RULES.name());
+      }
       if (fallbacks > 0) {
-        err.printf("rubix warmup: %d reads went to the source without caching (cache full, daemon or disk errors: see rubix status "
-            + "and the daemon's log)%n", fallbacks);
+        err.printf("rubix warmup: %d reads went to the source without caching (cache full, a path rule's quota reached, daemon or disk "
+            + "errors: see rubix status and the daemon's log)%n", fallbacks);
         failed = true;
       }
     } finally {
@@ -148,9 +158,12 @@ final class WarmupCommand implements Callable<Integer> {
     return failed ? RubixCli.FAILED : 0;
   }
 
-  /** Adds the files {@code pattern} names to {@code files}; false (with a message) when it names none. */
-  private boolean expand(Path pattern, Configuration conf, Map<String, FileSystem> fileSystems, Map<Path, Target> files, PrintWriter err)
-      throws IOException {
+  /**
+   * Adds the files {@code pattern} names to {@code files}, or to {@code excluded} those {@code rules}
+   * exclude from the cache; false (with a message) when it names none.
+   */
+  private boolean expand(Path pattern, Configuration conf, CacheRules rules, Map<String, FileSystem> fileSystems, Map<Path, Target> files,
+      Set<Path> excluded, PrintWriter err) throws IOException {
     FileSystem fs = fileSystem(pattern, conf, fileSystems);
     FileStatus[] matches = fs.globStatus(pattern);
     if (matches == null || matches.length == 0) {
@@ -162,13 +175,22 @@ final class WarmupCommand implements Callable<Integer> {
         RemoteIterator<LocatedFileStatus> below = fs.listFiles(match.getPath(), true);
         while (below.hasNext()) {
           LocatedFileStatus file = below.next();
-          files.putIfAbsent(file.getPath(), new Target(fs, file));
+          add(new Target(fs, file), rules, files, excluded);
         }
       } else {
-        files.putIfAbsent(match.getPath(), new Target(fs, match));
+        add(new Target(fs, match), rules, files, excluded);
       }
     }
     return true;
+  }
+
+  private static void add(Target target, CacheRules rules, Map<Path, Target> files, Set<Path> excluded) {
+    Path path = target.status().getPath();
+    if (rules.caches(path.toString())) {
+      files.putIfAbsent(path, target);
+    } else {
+      excluded.add(path);
+    }
   }
 
   private static String key(URI uri) {

@@ -148,6 +148,14 @@ public final class AsyncBookKeeperHandler implements BookKeeperService.AsyncIfac
   }
 
   @Override
+  public void reportCounters(Map<String, Long> deltas, AsyncMethodCallback<Void> callback) {
+    answer(callback, () -> {
+      handler.reportCounters(deltas);
+      return null;
+    });
+  }
+
+  @Override
   public void insight(AsyncMethodCallback<TCacheInsight> callback) {
     answer(callback, handler::insight);
   }

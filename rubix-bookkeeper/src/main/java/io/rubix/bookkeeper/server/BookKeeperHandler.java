@@ -37,9 +37,11 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   private final TServiceInfo info;
   private final ServerCounters counters;
   private final Supplier<Map<String, Long>> stats;
+  private final EngineCounters engineCounters;
 
   public <S extends CacheMetadataService & CacheAdministration & CacheInsights> BookKeeperHandler(S service, TServiceInfo info,
-      ServerCounters counters, Supplier<Map<String, Long>> stats) {
+      ServerCounters counters, Supplier<Map<String, Long>> stats, EngineCounters engineCounters) {
+    this.engineCounters = requireNonNull(engineCounters, "engineCounters is null");
     this.service = requireNonNull(service, "service is null");
     this.administration = service;
     this.insights = service;
@@ -134,6 +136,14 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   public int clear() throws TCacheException {
     counters.clearCalls.increment();
     return guard("clear", administration::clear);
+  }
+
+  @Override
+  public void reportCounters(Map<String, Long> deltas) throws TCacheException {
+    guard("reportCounters", () -> {
+      engineCounters.add(deltas);
+      return null;
+    });
   }
 
   @Override

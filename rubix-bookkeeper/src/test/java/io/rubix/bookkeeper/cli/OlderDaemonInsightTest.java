@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.bookkeeper.BookKeeperTestSupport;
 import io.rubix.bookkeeper.server.BookKeeperHandler;
+import io.rubix.bookkeeper.server.EngineCounters;
 import io.rubix.bookkeeper.server.FrameDeadlineServerSocket;
 import io.rubix.bookkeeper.server.ServerCounters;
 import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.BookKeeperSecret;
+import io.rubix.core.client.UnknownCallException;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TServiceInfo;
@@ -49,7 +51,7 @@ class OlderDaemonInsightTest {
     try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(cacheDir.resolve("bookkeeper")), List.of(1L << 30),
         Duration.ofSeconds(60), System::nanoTime)) {
       BookKeeperHandler handler = new BookKeeperHandler(service, new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, BLOCK, "old-node", 0),
-          new ServerCounters(), () -> Map.of("rubix_cache_used_bytes", 0L));
+          new ServerCounters(), () -> Map.of("rubix_cache_used_bytes", 0L), new EngineCounters());
       // libthrift's TBaseProcessor takes the map with a raw TBase
       @SuppressWarnings("rawtypes")
       Map<String, ProcessFunction<BookKeeperService.Iface, ? extends TBase>> calls =
@@ -69,7 +71,7 @@ class OlderDaemonInsightTest {
           Thread.onSpinWait();
         }
         try (BookKeeperClient client = BookKeeperTestSupport.client(BookKeeperTestSupport.clientConf(cacheDir, socket.getPort()), BLOCK)) {
-          assertThatThrownBy(client::insight).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("older");
+          assertThatThrownBy(client::insight).isInstanceOf(UnknownCallException.class).hasMessageContaining("does not know this call");
           assertThat(client.usage().disks()).hasSize(1); // no back-off after it
           assertThat(client.failures()).isZero();
         }

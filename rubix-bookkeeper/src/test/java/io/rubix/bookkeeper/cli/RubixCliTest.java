@@ -115,7 +115,8 @@ class RubixCliTest {
     Run status = rubix(daemon("status"));
     assertThat(status.exitCode()).as(status.err()).isZero();
     assertThat(status.out()).contains("BookKeeper test-node at 127.0.0.1:" + bookKeeper.port() + ": up", "2 objects",
-        "(4/4 blocks)  s3a://bucket/warm/a.bin", "(1/1 blocks)  s3a://bucket/warm/b.bin");
+        "(4/4 blocks)  s3a://bucket/warm/a.bin", "(1/1 blocks)  s3a://bucket/warm/b.bin", "expiry      off (rubix.cache.expire.after.idle)",
+        "hit ratio   0.0% of 4.0 MiB read by this node's JVMs came from the cache; 4.0 MiB from the source, 0 B from peers; 0 fallbacks");
     assertThat(status.out().indexOf("a.bin")).as("largest first").isLessThan(status.out().indexOf("b.bin"));
 
     s3.store().reset();
@@ -142,6 +143,45 @@ class RubixCliTest {
     assertThat(clear.out()).contains("cleared 3 cached object versions on test-node");
     assertThat(bookKeeper.service().usage().usedBytes()).isZero();
     assertThat(dataFiles).allSatisfy(f -> assertThat(f).doesNotExist());
+  }
+
+  @Test
+  void warmupWithAGlobCachesExactlyTheMatchedIncludedFilesAndStatusShowsTheRule() throws Exception {
+    String[] rules = {"rubix.cache.rules=tmp,dims", "rubix.cache.rule.tmp.paths=s3a://bucket/lake/tmp/**", "rubix.cache.rule.tmp.action=exclude",
+        "rubix.cache.rule.dims.paths=s3a://bucket/lake/dim_*/**", "rubix.cache.rule.dims.quota=10m"};
+    bookKeeper.close();
+    Configuration daemonConf = BookKeeperTestSupport.daemonConf(cacheDir);
+    for (String rule : rules) {
+      daemonConf.set(rule.substring(0, rule.indexOf('=')), rule.substring(rule.indexOf('=') + 1));
+    }
+    bookKeeper = BookKeeper.start(BookKeeperConfig.from(daemonConf));
+    write("s3a://bucket/lake/dim_a/part-0.bin", MIB);
+    write("s3a://bucket/lake/dim_a/sub/part-1.bin", MIB);
+    write("s3a://bucket/lake/dim_b/part-0.bin", MIB);
+    write("s3a://bucket/lake/tmp/spill.bin", MIB);
+    write("s3a://bucket/lake/fact/part-0.bin", MIB);
+    List<String> args = new ArrayList<>(List.of(daemon("warmup", "--no-progress")));
+    for (String rule : rules) {
+      args.addAll(List.of("-D", rule));
+    }
+    args.addAll(List.of("s3a://bucket/lake/dim_*", "s3a://bucket/lake/tmp/*.bin"));
+    s3.store().reset();
+
+    Run warmup = rubix(args.toArray(String[]::new));
+
+    assertThat(warmup.exitCode()).as(warmup.err()).isZero();
+    assertThat(warmup.out()).contains("warmed up 3 files, 3.0 MiB: 0 B already cached, 3.0 MiB fetched from the source",
+        "skipped 1 file excluded from the cache by path rules (rubix.cache.rules)");
+    assertThat(bookKeeper.service().topFiles(10).stream().map(file -> file.version().path()).sorted().toList())
+        .containsExactly("s3a://bucket/lake/dim_a/part-0.bin", "s3a://bucket/lake/dim_a/sub/part-1.bin", "s3a://bucket/lake/dim_b/part-0.bin");
+    assertThat(s3.store().bytesServed()).as("the excluded file is not read").isEqualTo(3L * MIB);
+    assertThat(bookKeeper.service().ruleUsage().get(0).usedBytes()).isEqualTo(3L * (MIB + 4096));
+
+    Run status = rubix(daemon("status"));
+    assertThat(status.exitCode()).as(status.err()).isZero();
+    assertThat(status.out()).contains("rule        dims: 3.0 MiB of 10.0 MiB quota (30.1%), 3 objects, 0 evictions, 0 denied");
+    Run json = rubix(daemon("stats", "--json"));
+    assertThat(json.out()).contains("\"rules\":[{\"rule\":\"dims\",\"quotaBytes\":10485760,\"usedBytes\":3158016,\"objects\":3,");
   }
 
   @Test

@@ -39,19 +39,9 @@ class DistributionIT {
     assertThat(DIST.resolve("systemd/rubix-bookkeeper.service")).content().contains("UMask=0007", "User=rubix");
     assertThat(DIST.resolve("lib")).isDirectoryContaining(p -> p.getFileName().toString().startsWith("rubix-bookkeeper-"));
 
-    Path conf = Files.createDirectories(work.resolve("conf"));
-    Path cache = Files.createDirectories(work.resolve("cache"));
+    Path conf = writeConf();
+    Path cache = work.resolve("cache");
     Path logs = work.resolve("log");
-    Files.writeString(conf.resolve("rubix-site.xml"), """
-        <configuration>
-          <property><name>rubix.cache.dirs</name><value>%s</value></property>
-          <property><name>rubix.cache.max.size</name><value>64m</value></property>
-          <property><name>rubix.network.bookkeeper.server.port</name><value>0</value></property>
-          <property><name>rubix.bookkeeper.metrics.port</name><value>0</value></property>
-          <property><name>rubix.network.transfer.server.port</name><value>0</value></property>
-          <property><name>rubix.cluster.node.id</name><value>dist-node</value></property>
-        </configuration>
-        """.formatted(cache), UTF_8);
     Map<String, String> env = Map.of("RUBIX_CONF_DIR", conf.toString(), "RUBIX_LOG_DIR", logs.toString(),
         "JAVA_HOME", System.getProperty("java.home"), "RUBIX_BOOKKEEPER_OPTS", "-Xmx128m", "RUBIX_CLI_OPTS", "-Xmx128m");
 
@@ -60,14 +50,7 @@ class DistributionIT {
     daemonBuilder.environment().putAll(env);
     Process daemon = daemonBuilder.start();
     try {
-      BufferedReader stdout = new BufferedReader(new InputStreamReader(daemon.getInputStream(), UTF_8));
-      String line = CompletableFuture.supplyAsync(() -> {
-        try {
-          return stdout.readLine();
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      }).get(60, TimeUnit.SECONDS);
+      String line = firstLine(daemon);
       assertThat(line).as("first line of the daemon; stderr: %s", Files.readString(work.resolve("daemon.err"))).isNotNull().matches(STARTED);
       Matcher started = STARTED.matcher(line);
       assertThat(started.matches()).isTrue();
@@ -94,6 +77,62 @@ class DistributionIT {
     }
     assertThat(daemon.exitValue()).as("exit code after SIGTERM (SuccessExitStatus in the unit)").isEqualTo(143);
     assertThat(logs.resolve("rubix-bookkeeper.log")).content().contains("Stopping BookKeeper");
+  }
+
+  @Test
+  void aDaemonLoggingToTheConsoleNeedsNoLogDirectory() throws Exception {
+    Path conf = writeConf();
+    Path notADirectory = Files.writeString(work.resolve("not-a-directory"), "");
+    Map<String, String> env = Map.of("RUBIX_CONF_DIR", conf.toString(), "RUBIX_LOG_DIR", notADirectory.toString(),
+        "JAVA_HOME", System.getProperty("java.home"), "RUBIX_BOOKKEEPER_OPTS", "-Xmx128m -Drubix.root.logger=INFO,console");
+    ProcessBuilder console = new ProcessBuilder("bash", DIST.resolve("bin/rubix-bookkeeper").toString()).redirectError(work.resolve("console.err").toFile());
+    console.environment().putAll(env);
+    Process daemon = console.start();
+    try {
+      assertThat(firstLine(daemon)).as("stderr: %s", Files.readString(work.resolve("console.err"))).matches(STARTED);
+    } finally {
+      daemon.destroy();
+      assertThat(daemon.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(work.resolve("console.err")).content().contains("BookKeeper dist-node listening on");
+
+    ProcessBuilder toFile = new ProcessBuilder("bash", DIST.resolve("bin/rubix-bookkeeper").toString()).redirectErrorStream(true);
+    toFile.environment().putAll(env);
+    toFile.environment().put("RUBIX_BOOKKEEPER_OPTS", "-Xmx128m");
+    Process refused = toFile.start();
+    assertThat(refused.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(refused.exitValue()).isEqualTo(1);
+    assertThat(new String(refused.getInputStream().readAllBytes(), UTF_8))
+        .contains("cannot write to log directory " + notADirectory, "-Drubix.root.logger=INFO,console");
+  }
+
+  /** A configuration directory whose rubix-site.xml caches in {@code work/cache} (64 MiB) on ephemeral ports. */
+  private Path writeConf() throws IOException {
+    Path conf = Files.createDirectories(work.resolve("conf"));
+    Path cache = Files.createDirectories(work.resolve("cache"));
+    Files.writeString(conf.resolve("rubix-site.xml"), """
+        <configuration>
+          <property><name>rubix.cache.dirs</name><value>%s</value></property>
+          <property><name>rubix.cache.max.size</name><value>64m</value></property>
+          <property><name>rubix.network.bookkeeper.server.port</name><value>0</value></property>
+          <property><name>rubix.bookkeeper.metrics.port</name><value>0</value></property>
+          <property><name>rubix.network.transfer.server.port</name><value>0</value></property>
+          <property><name>rubix.cluster.node.id</name><value>dist-node</value></property>
+        </configuration>
+        """.formatted(cache), UTF_8);
+    return conf;
+  }
+
+  /** The daemon's first line on stdout (its started line), waiting up to a minute. */
+  private static String firstLine(Process daemon) throws Exception {
+    BufferedReader stdout = new BufferedReader(new InputStreamReader(daemon.getInputStream(), UTF_8));
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return stdout.readLine();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }).get(60, TimeUnit.SECONDS);
   }
 
   private record Run(int exitCode, String out, String err) {}

@@ -190,7 +190,7 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
    * The daemon's per-table counters and working-set estimate. Not a {@code CacheInsights}:
    * a reading JVM has no use for them, only tools ask.
    *
-   * @throws UnsupportedOperationException when the daemon is older than the call
+   * @throws UnknownCallException when the daemon is older than the call
    */
   public CacheInsightReport insight() throws IOException {
     return ThriftCodec.fromThrift(call(BookKeeperService.Client::insight));
@@ -199,6 +199,17 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
   @Override
   public int clear() throws IOException {
     return call(BookKeeperService.Client::clear);
+  }
+
+  /**
+   * Adds {@code deltas} (counter name to what this JVM counted since its last report) to the daemon's
+   * node-wide totals; {@link UnknownCallException} from a daemon that predates the call.
+   */
+  public void reportCounters(Map<String, Long> deltas) throws IOException {
+    call(c -> {
+      c.reportCounters(deltas);
+      return null;
+    });
   }
 
   @Override
@@ -253,18 +264,17 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
       if (e.getType() != TApplicationException.UNKNOWN_METHOD) {
         throw failed(connection, e);
       }
-      // a daemon older than the call answered in protocol: the connection stays good, nothing failed
+      // an older daemon: the connection stays good (the server skipped the call's arguments), and no backoff
       if (!idle.offer(connection)) {
         connection.close();
       }
-      throw new UnsupportedOperationException("BookKeeper at " + config.host() + ":" + config.port() + " does not know this call (an older"
-          + " version): " + e.getMessage(), e);
+      throw new UnknownCallException("BookKeeper at " + config.host() + ":" + config.port() + " does not know this call: " + e.getMessage(), e);
     } catch (TException | RuntimeException e) {
       throw failed(connection, e);
     }
   }
 
-  /** Closes {@code connection} after {@code e}, backs off, and returns the exception to throw. */
+  /** A transport failure (or a daemon error outside the protocol): closes {@code connection} and backs off. */
   private BookKeeperUnavailableException failed(Connection connection, Exception e) {
     if (connection != null) {
       connection.close();

@@ -20,18 +20,20 @@ import org.apache.hadoop.conf.Configuration;
  *     directory is configured and {@code rubix.bookkeeper.secret.file} is unset (then no connection can be made)
  */
 public record ClientConfig(boolean embedded, String host, int port, Duration connectTimeout, Duration readTimeout, int poolSize,
-    Duration backoffMax, int maxFrameSize, List<Path> cacheDirs, Path secretFile) {
+    Duration backoffMax, int maxFrameSize, List<Path> cacheDirs, Path secretFile, Duration countersInterval) {
   public ClientConfig {
     requireNonNull(host, "host is null");
     requireNonNull(connectTimeout, "connectTimeout is null");
     requireNonNull(readTimeout, "readTimeout is null");
     requireNonNull(backoffMax, "backoffMax is null");
+    requireNonNull(countersInterval, "countersInterval is null");
     cacheDirs = List.copyOf(requireNonNull(cacheDirs, "cacheDirs is null"));
   }
 
   /** This configuration, talking to the BookKeeper daemon at {@code host}:{@code port}. */
   public ClientConfig withDaemon(String host, int port) {
-    return new ClientConfig(false, host, port, connectTimeout, readTimeout, poolSize, backoffMax, maxFrameSize, cacheDirs, secretFile);
+    return new ClientConfig(false, host, port, connectTimeout, readTimeout, poolSize, backoffMax, maxFrameSize, cacheDirs, secretFile,
+        countersInterval);
   }
 
   public static ClientConfig from(Configuration conf) {
@@ -47,7 +49,8 @@ public record ClientConfig(boolean embedded, String host, int port, Duration con
         reader.getDuration(BookKeeperKeys.RETRY_BACKOFF_MAX, Duration.ZERO),
         (int) reader.getBytes(BookKeeperKeys.MAX_FRAME_SIZE, 1024, 1L << 30),
         cacheDirs,
-        secretFile(conf, cacheDirs));
+        secretFile(conf, cacheDirs),
+        reader.getDuration(BookKeeperKeys.COUNTERS_INTERVAL, Duration.ZERO));
   }
 
   /** {@code rubix.bookkeeper.secret.file}, by default {@code <first cache dir>/bookkeeper/secret}; null when neither is set. */

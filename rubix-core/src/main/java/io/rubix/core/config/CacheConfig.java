@@ -21,6 +21,7 @@ public record CacheConfig(
     long maxSizePerDisk,
     long maxObjects,
     EvictionPolicy evictionPolicy,
+    Duration expireAfterIdle,
     int usagePercentage,
     Freshness freshness,
     Duration freshnessTtl,
@@ -38,6 +39,7 @@ public record CacheConfig(
     long tailMemorySize,
     int statusCacheEntries,
     boolean jmxEnabled,
+    CacheRules rules,
     InsightConfig insight) {
 
   public static final int MIN_BLOCK_SIZE = 4096;
@@ -47,12 +49,14 @@ public record CacheConfig(
     requireNonNull(cacheDirs, "cacheDirs is null");
     cacheDirs = List.copyOf(cacheDirs);
     requireNonNull(evictionPolicy, "evictionPolicy is null");
+    requireNonNull(expireAfterIdle, "expireAfterIdle is null");
     requireNonNull(freshness, "freshness is null");
     requireNonNull(freshnessTtl, "freshnessTtl is null");
     requireNonNull(checksumVerification, "checksumVerification is null");
     requireNonNull(leaseTimeout, "leaseTimeout is null");
     requireNonNull(inFlightPolicy, "inFlightPolicy is null");
     requireNonNull(inFlightWaitTimeout, "inFlightWaitTimeout is null");
+    requireNonNull(rules, "rules is null");
     requireNonNull(insight, "insight is null");
     if (enabled && cacheDirs.isEmpty()) {
       throw new InvalidConfigException(CacheKeys.DIRS, "", "at least one cache directory (set " + CacheKeys.DIRS.name()
@@ -78,6 +82,7 @@ public record CacheConfig(
         reader.getBytes(CacheKeys.MAX_SIZE, blockSize, Long.MAX_VALUE),
         reader.getLong(CacheKeys.MAX_OBJECTS, 1, 100_000_000),
         reader.getEnum(CacheKeys.EVICTION_POLICY, EvictionPolicy.class),
+        reader.getDuration(CacheKeys.EXPIRE_AFTER_IDLE, Duration.ZERO),
         reader.getInt(CacheKeys.USAGE_PERCENTAGE, 1, 100),
         reader.getEnum(CacheKeys.FRESHNESS, Freshness.class),
         reader.getDuration(CacheKeys.FRESHNESS_TTL, Duration.ZERO),
@@ -95,6 +100,7 @@ public record CacheConfig(
         reader.getBytes(CacheKeys.TAIL_MEMORY, 0, 1L << 34),
         reader.getInt(CacheKeys.STATUS_CACHE_ENTRIES, 1, 100_000_000),
         reader.getBoolean(CacheKeys.JMX_ENABLED),
+        CacheRules.from(reader),
         InsightConfig.from(reader));
   }
 

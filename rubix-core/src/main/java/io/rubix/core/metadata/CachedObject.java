@@ -34,6 +34,12 @@ final class CachedObject {
    * run may still be writing, until one lease timeout after recovery (see {@link FencedWrites}).
    */
   Lease recoveredWrites;
+  /** When it was last read (status or acquire), wall clock: for idle expiry ({@link IdleExpiry}). */
+  long lastUsedMillis;
+  /** Read since a sweep last journaled {@link #lastUsedMillis}. */
+  boolean useUnsaved;
+  /** The quota of the path rule it is charged to, or null when its rule has none (set before it is charged). */
+  RuleSpace rule;
   /** TinyLFU: in its disk's window ({@link DiskSpace#window}), not yet past it. */
   boolean inWindow;
   /** TinyLFU: the first block of the read of this object seen most often recently, whose frequency is the object's. */

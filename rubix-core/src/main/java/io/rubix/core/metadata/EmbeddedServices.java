@@ -2,6 +2,7 @@ package io.rubix.core.metadata;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.ConflictingCacheException;
 import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.config.CacheKeys;
@@ -109,9 +110,10 @@ public final class EmbeddedServices {
   }
 
   /** What two users of one service must agree on: everything the service is built from besides its directories. */
-  private record Settings(int blockSize, long maxSizePerDisk, int usagePercentage, Duration leaseTimeout, long maxObjects) {
+  private record Settings(int blockSize, long maxSizePerDisk, int usagePercentage, Duration leaseTimeout, long maxObjects, CacheRules rules) {
     static Settings of(CacheConfig config) {
-      return new Settings(config.blockSize(), config.maxSizePerDisk(), config.usagePercentage(), config.leaseTimeout(), config.maxObjects());
+      return new Settings(config.blockSize(), config.maxSizePerDisk(), config.usagePercentage(), config.leaseTimeout(), config.maxObjects(),
+          config.rules());
     }
 
     void requireSame(Settings open, String where) {
@@ -120,6 +122,7 @@ public final class EmbeddedServices {
       requireSame(CacheKeys.USAGE_PERCENTAGE, usagePercentage, open.usagePercentage, where);
       requireSame(CacheKeys.LEASE_TIMEOUT, leaseTimeout, open.leaseTimeout, where);
       requireSame(CacheKeys.MAX_OBJECTS, maxObjects, open.maxObjects, where);
+      requireSame(CacheKeys.RULES, rules, open.rules, where);
     }
 
     private static void requireSame(ConfigKey key, Object here, Object there, String where) {

@@ -13,6 +13,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -99,6 +100,12 @@ public final class FileMetadataJournal implements MetadataJournal {
     append(dataFile, records.flip());
   }
 
+  /** Kept as the journal's modification time, which every append also moves: no record, no growth. */
+  @Override
+  public void used(Path dataFile, long millis) throws IOException {
+    Files.setLastModifiedTime(metaFile(dataFile), FileTime.fromMillis(millis));
+  }
+
   @Override
   public void dropped(Path dataFile) throws IOException {
     Files.deleteIfExists(metaFile(dataFile));
@@ -179,6 +186,8 @@ public final class FileMetadataJournal implements MetadataJournal {
     String name = meta.getFileName().toString();
     Path dataFile = meta.resolveSibling(name.substring(0, name.length() - META_SUFFIX.length()) + DataFileLayout.DATA_SUFFIX);
     try {
+      // before a torn record is cut off, which moves it
+      long lastUsed = Files.getLastModifiedTime(meta).toMillis();
       byte[] bytes = Files.readAllBytes(meta);
       ByteBuffer in = ByteBuffer.wrap(bytes);
       ObjectVersion version = readHeader(in, bytes);
@@ -230,8 +239,9 @@ public final class FileMetadataJournal implements MetadataJournal {
         try (FileChannel channel = FileChannel.open(meta, StandardOpenOption.WRITE)) {
           channel.truncate(good);
         }
+        Files.setLastModifiedTime(meta, FileTime.fromMillis(lastUsed));
       }
-      return new Recovered(version, dataFile, disk, generation, published, crcs, charged);
+      return new Recovered(version, dataFile, disk, generation, published, crcs, charged, lastUsed);
     } catch (IOException | RuntimeException e) {
       return discard(meta, dataFile, disk, scan, e.toString());
     }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.EvictionPolicy;
 import io.rubix.core.config.InsightConfig;
 import io.rubix.core.insight.CacheInsight;
@@ -89,6 +90,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final long maxObjects;
   /** Counters per table and the working-set estimate: told of every answer, commit and eviction (its own lock). */
   private final CacheInsight insight;
+  private final IdleExpiry idleExpiry;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition inFlightCondition = lock.newCondition();
@@ -101,6 +103,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @GuardedBy("lock")
   private final LeaseTable leases;
   @GuardedBy("lock")
+  private final RuleQuotas rules;
+  @GuardedBy("lock")
   private final SettleWaiters waiters;
   @GuardedBy("lock")
   private long nextGeneration = 1;
@@ -108,6 +112,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private long evictions;
   @GuardedBy("lock")
   private long admissionRejections;
+  @GuardedBy("lock")
+  private long expirations;
   @GuardedBy("lock")
   private long recoveredBlocks;
   @GuardedBy("lock")
@@ -123,8 +129,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   public static InProcessMetadataService forDirectories(CacheConfig config, List<Path> roots, MetadataJournal journal) {
     List<Long> capacities = roots.stream().map(root -> DiskCapacity.of(config, root)).toList();
-    return new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime, journal, config.maxObjects(),
-        config.evictionPolicy(), config.insight());
+    InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime,
+        journal, config.maxObjects(), config.evictionPolicy(), config.expireAfterIdle(), System::currentTimeMillis, config.rules(),
+        config.insight());
+    service.startIdleSweeps();
+    return service;
   }
 
   /** A service configured as {@link #forDirectories} with no space: every grant is refused, every read goes to the source. */
@@ -165,12 +174,40 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   /** A service as above that makes room by {@code evictionPolicy} ({@code rubix.cache.eviction.policy}). */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
       MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy) {
-    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, InsightConfig.defaults());
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, Duration.ZERO, System::currentTimeMillis);
+  }
+
+  /**
+   * A service as above whose object versions expire after {@code expireAfterIdle} unread
+   * ({@code rubix.cache.expire.after.idle}; zero: never), by the wall clock {@code wallMillis}
+   * (System::currentTimeMillis outside tests), at each {@link #expireIdle} and at start.
+   */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, Duration expireAfterIdle, LongSupplier wallMillis) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, expireAfterIdle, wallMillis, CacheRules.NONE);
+  }
+
+  /** A service that makes room by {@code evictionPolicy} and applies the path rules {@code rules}, without idle expiry. */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, CacheRules rules) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, Duration.ZERO, System::currentTimeMillis, rules);
+  }
+
+  /**
+   * A service as above that also applies the path rules {@code rules} ({@code rubix.cache.rules}): no
+   * grant for an excluded path, and the bytes charged to the objects of a rule with a quota never
+   * exceed it (a percentage quota is a share of the sum of {@code capacities}).
+   */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, Duration expireAfterIdle, LongSupplier wallMillis, CacheRules rules) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, expireAfterIdle, wallMillis, rules,
+        InsightConfig.defaults());
   }
 
   /** A service as above that reports per table and estimates the working set as {@code insightConfig} says. */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
-      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, InsightConfig insightConfig) {
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, Duration expireAfterIdle, LongSupplier wallMillis, CacheRules rules,
+      InsightConfig insightConfig) {
     if (maxObjects < 1) {
       throw new IllegalArgumentException("maxObjects must be positive: " + maxObjects);
     }
@@ -182,10 +219,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.layout = new DataFileLayout(roots);
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
     this.space = new SpaceLedger(roots, capacities, nanoClock, evictionPolicy);
+    this.rules = new RuleQuotas(rules, capacities.stream().reduce(0L, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b));
     this.leases = new LeaseTable(leaseTimeout.toNanos());
     this.waiters = new SettleWaiters(nanoClock, this::recheckWaiters);
     this.journal = requireNonNull(journal, "journal is null");
     this.files = new ObjectFiles(journal, blockSize);
+    this.idleExpiry = new IdleExpiry(expireAfterIdle, wallMillis);
     long capacity = capacities.stream().mapToLong(Long::longValue).reduce(0, (a, b) -> a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b);
     this.insight = new CacheInsight(insightConfig, blockSize, capacity, nanoClock);
     recover();
@@ -207,15 +246,26 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     List<CachedObject> evicted = new ArrayList<>();
     long recoveredAt = nanoClock.getAsLong();
+    long now = idleExpiry.nowMillis();
+    // least recently used first, so each disk's LRU order is what it was before the restart
+    List<MetadataJournal.Recovered> byLastUse = new ArrayList<>(recovery.objects());
+    byLastUse.sort(Comparator.comparingLong(MetadataJournal.Recovered::lastUsedMillis));
     lock.lock();
     try {
       long blocks = 0;
-      for (MetadataJournal.Recovered r : recovery.objects()) {
+      long expiredAtStart = 0;
+      for (MetadataJournal.Recovered r : byLastUse) {
         if (r.disk() < 0 || r.disk() >= space.diskCount()) {
           recoveryProblems++;
           continue;
         }
         CachedObject object = new CachedObject(r.version(), r.disk(), r.dataFile(), blockSize);
+        if (!rules.caches(r.version().path())) {
+          // cached under other rules: its path is excluded now
+          evicted.add(object);
+          continue;
+        }
+        object.rule = rules.spaceOf(r.version().path());
         if (objects.containsKey(r.version())) {
           // a second file of one version (a crash between two generations): keep one, delete the other
           recoveryProblems++;
@@ -225,6 +275,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.published.or(r.published());
         object.charged.or(r.charged());
         System.arraycopy(r.crc32c(), 0, object.crc32c, 0, object.crc32c.length);
+        object.lastUsedMillis = r.lastUsedMillis();
         object.chargedBytes = DiskCharge.OBJECT_OVERHEAD + object.chargeOf(object.charged);
         BitSet unpublished = (BitSet) object.charged.clone();
         unpublished.andNot(object.published);
@@ -237,11 +288,22 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         objects.put(r.version(), object);
         space.recovered(object);
         nextGeneration = Math.max(nextGeneration, r.generation() + 1);
+        if (idleExpiry.expired(object.lastUsedMillis, now)) {
+          // unread for longer than allowed, the time it was down included
+          drop(object);
+          evicted.add(object);
+          expirations++;
+          expiredAtStart++;
+        }
       }
       for (MetadataJournal.Leftover leftover : recovery.leftovers()) {
         if (leftover.disk() >= 0 && leftover.disk() < space.diskCount()) {
           space.leftover(leftover.disk(), leftover.bytes());
         }
+      }
+      for (RuleSpace rule : rules.spaces()) {
+        // a quota made smaller since the cache was written
+        evictForQuota(space.quotaVictims(rule, null, 0, evicted), rule, evicted);
       }
       for (int disk = 0; disk < space.diskCount(); disk++) {
         reserve(space.disk(disk), null, 0, evicted);
@@ -251,8 +313,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
       recoveredBlocks = blocks;
       recoveryProblems += recovery.problems();
-      LOG.info("Recovered {} cached objects with {} blocks from {}; {} entries dropped or unreadable, {} undeletable files",
-          objects.size(), blocks, layout.roots(), recoveryProblems, recovery.leftovers().size());
+      LOG.info("Recovered {} cached objects with {} blocks from {}; {} expired unread, {} entries dropped or unreadable, {} undeletable files",
+          objects.size(), blocks, layout.roots(), expiredAtStart, recoveryProblems, recovery.leftovers().size());
     } finally {
       lock.unlock();
     }
@@ -287,6 +349,94 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       return admissionRejections;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Object versions dropped because nobody read them for {@code rubix.cache.expire.after.idle}, at start and since. */
+  public long expirations() {
+    lock.lock();
+    try {
+      return expirations;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Per path rule with a quota, in configuration order: its quota and what its objects are charged now. */
+  public List<RuleUsage> ruleUsage() {
+    lock.lock();
+    try {
+      return rules.spaces().stream().map(r -> new RuleUsage(r.name, r.quotaBytes, r.usedBytes, r.lru.size(), r.evictions, r.denials)).toList();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Drops every object version nobody has read for {@code rubix.cache.expire.after.idle} (none is
+   * being fetched into) and journals when the others read since the last sweep were last read, so a
+   * restarted service counts from there; the number dropped. Nothing when expiry is off. Scans all
+   * objects under the lock (about a millisecond per 100,000), with the journal writes and file
+   * deletions after it.
+   */
+  public int expireIdle() {
+    if (!idleExpiry.enabled()) {
+      return 0;
+    }
+    List<CachedObject> expired = new ArrayList<>();
+    List<CachedObject> used = new ArrayList<>();
+    List<Long> usedAt = new ArrayList<>();
+    long now = idleExpiry.nowMillis();
+    lock.lock();
+    try {
+      expireLeases();
+      for (CachedObject object : objects.values()) {
+        if (object.creating || object.pinned()) {
+          continue;
+        }
+        if (idleExpiry.expired(object.lastUsedMillis, now)) {
+          expired.add(object);
+        } else if (object.useUnsaved) {
+          object.useUnsaved = false;
+          used.add(object);
+          usedAt.add(object.lastUsedMillis);
+        }
+      }
+      for (CachedObject object : expired) {
+        drop(object);
+        expirations++;
+      }
+    } finally {
+      lock.unlock();
+    }
+    for (int i = 0; i < used.size(); i++) {
+      files.journalUsed(used.get(i), usedAt.get(i));
+    }
+    deleteFiles(expired);
+    if (!expired.isEmpty()) {
+      LOG.info("Expired {} object versions unread for {}", expired.size(), idleExpiry.idle());
+    }
+    return expired.size();
+  }
+
+  /** Runs {@link #expireIdle} every {@link IdleExpiry#sweepInterval} until {@link #close}, when expiry is on. */
+  public void startIdleSweeps() {
+    idleExpiry.start(() -> {
+      try {
+        expireIdle();
+      } catch (RuntimeException e) {
+        LOG.warn("Idle expiry sweep failed; the next one tries again", e);
+      }
+    }, "rubix-idle-expiry");
+  }
+
+  /** Requests for blocks (acquires) refused because a path rule excludes their object from the cache. */
+  public long ruleExcludedRequests() {
+    lock.lock();
+    try {
+      return rules.excludedRequests();
     } finally {
       lock.unlock();
     }
@@ -423,9 +573,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   @GuardedBy("lock")
   private CachedObject create(ObjectVersion version, int firstBlock, List<CachedObject> evicted) {
+    if (!rules.admits(version.path())) {
+      return null;
+    }
     int diskIndex = layout.diskOf(version);
     DiskSpace disk = space.disk(diskIndex);
     CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration), blockSize);
+    object.rule = rules.spaceOf(version.path());
     space.accessed(version, firstBlock, object);
     space.creating(object);
     if (objects.size() >= maxObjects && !evictOneObject(disk, evicted)) {
@@ -435,6 +589,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       return null;
     }
     nextGeneration++;
+    object.lastUsedMillis = idleExpiry.nowMillis();
     object.creating = true;
     objects.put(version, object);
     space.created(object);
@@ -925,6 +1080,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       lock.unlock();
     }
+    idleExpiry.close();
   }
 
   @GuardedBy("lock")
@@ -932,6 +1088,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     CachedObject object = objects.get(version);
     if (object != null) {
       space.touch(object);
+      object.lastUsedMillis = idleExpiry.nowMillis();
+      object.useUnsaved = true;
     }
     return object;
   }
@@ -943,6 +1101,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   @GuardedBy("lock")
   private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
+    if (requester != null && requester.rule != null
+        && !evictForQuota(space.quotaVictims(requester, length, evicted), requester.rule, evicted)) {
+      return false;
+    }
     SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted);
     if (!eviction.fits()) {
       if (eviction.rejected()) {
@@ -954,6 +1116,23 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       drop(victim);
       evicted.add(victim);
       evictions++;
+      insight.evicted(victim.version);
+    }
+    return true;
+  }
+
+  /** Evicts the objects {@code eviction} names to keep {@code rule} within its quota; false (counted) when they are not enough. */
+  @GuardedBy("lock")
+  private boolean evictForQuota(SpaceLedger.Eviction eviction, RuleSpace rule, List<CachedObject> evicted) {
+    if (!eviction.fits()) {
+      rule.denials++;
+      return false;
+    }
+    for (CachedObject victim : eviction.victims()) {
+      drop(victim);
+      evicted.add(victim);
+      evictions++;
+      rule.evictions++;
       insight.evicted(victim.version);
     }
     return true;

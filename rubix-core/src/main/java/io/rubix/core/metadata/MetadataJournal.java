@@ -32,6 +32,13 @@ public interface MetadataJournal extends AutoCloseable {
     }
   }
 
+  /**
+   * Records that the object at {@code dataFile} was last read at {@code millis} (wall clock), which
+   * {@link #recover} gives back as {@link Recovered#lastUsedMillis}. A hint for eviction and idle
+   * expiry, never for which bytes are served.
+   */
+  default void used(Path dataFile, long millis) throws IOException {}
+
   /** Removes the journal of the object at {@code dataFile}; called before the data file is deleted. */
   void dropped(Path dataFile) throws IOException;
 
@@ -65,8 +72,9 @@ public interface MetadataJournal extends AutoCloseable {
   /** A file in cache root {@code disk} that recovery could not delete, {@code bytes} long. */
   record Leftover(Path file, int disk, long bytes) {}
 
-  /** One object read back from its journal. */
-  record Recovered(ObjectVersion version, Path dataFile, int disk, long generation, BitSet published, int[] crc32c, BitSet charged) {}
+  /** One object read back from its journal, last read (or changed) at {@code lastUsedMillis}, wall clock. */
+  record Recovered(ObjectVersion version, Path dataFile, int disk, long generation, BitSet published, int[] crc32c, BitSet charged,
+      long lastUsedMillis) {}
 
   /** A journal that keeps nothing (embedded mode without persistence). */
   MetadataJournal NONE = new Discarding();

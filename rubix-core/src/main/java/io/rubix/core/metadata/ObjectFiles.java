@@ -127,6 +127,15 @@ final class ObjectFiles {
     }
   }
 
+  /** Journals that {@code object} was last read at {@code millis}; a failure only makes it look idle for longer after a restart. */
+  void journalUsed(CachedObject object, long millis) {
+    try {
+      journal.used(object.dataFile, millis);
+    } catch (IOException e) {
+      LOG.debug("Could not journal the last use of {}", object.version, e);
+    }
+  }
+
   /** Journals block {@code block} of {@code object} as no longer published (found corrupt). */
   void journalUnpublished(CachedObject object, int block) {
     try {

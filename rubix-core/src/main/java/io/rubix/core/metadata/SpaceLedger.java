@@ -95,6 +95,10 @@ final class SpaceLedger {
     DiskSpace disk = diskOf(object);
     disk.lru.put(object.version, object);
     disk.usedBytes += object.chargedBytes;
+    if (object.rule != null) {
+      object.rule.lru.put(object.version, object);
+      object.rule.usedBytes += object.chargedBytes;
+    }
     if (frequencies != null) {
       frequencies.objectsCached(objectCount());
     }
@@ -118,6 +122,10 @@ final class SpaceLedger {
     DiskSpace disk = diskOf(object);
     object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
     disk.usedBytes += DiskCharge.OBJECT_OVERHEAD;
+    if (object.rule != null) {
+      object.rule.lru.put(object.version, object);
+      object.rule.usedBytes += DiskCharge.OBJECT_OVERHEAD;
+    }
     if (frequencies != null) {
       frequencies.objectsCached(objectCount() + 1);
     }
@@ -132,6 +140,9 @@ final class SpaceLedger {
   /** {@code object} was used: last in LRU order. */
   void touch(CachedObject object) {
     diskOf(object).touch(object);
+    if (object.rule != null) {
+      object.rule.lru.get(object.version);
+    }
   }
 
   /** A read of {@code version} starting at {@code block} (its cached {@code object}, or null): counted under TinyLFU. */
@@ -151,6 +162,9 @@ final class SpaceLedger {
     if (object.inWindow) {
       disk.windowBytes += charge;
     }
+    if (object.rule != null) {
+      object.rule.usedBytes += charge;
+    }
   }
 
   /** Gives back the charge of {@code block} of {@code object}: nothing of it is on disk. */
@@ -163,6 +177,9 @@ final class SpaceLedger {
       disk.usedBytes -= charge;
       if (object.inWindow) {
         disk.windowBytes -= charge;
+      }
+      if (object.rule != null) {
+        object.rule.usedBytes -= charge;
       }
     }
   }
@@ -253,6 +270,42 @@ final class SpaceLedger {
     return new Eviction(List.copyOf(taken), false);
   }
 
+  /**
+   * The objects of {@code requester}'s rule to evict, least recently used first, so that
+   * {@code length} more bytes of it fit the rule's quota; none when its rule has no quota. Counted
+   * like {@link #victims}: space of the objects in {@code evicted} as free except what grantees may
+   * still be writing, space of objects other calls dropped as used until their files are truncated.
+   */
+  Eviction quotaVictims(CachedObject requester, long length, Collection<CachedObject> evicted) {
+    return quotaVictims(requester.rule, requester, length, evicted);
+  }
+
+  /** {@link #quotaVictims(CachedObject, long, Collection)} for {@code rule} and a {@code requester} that may be null (a recovery within the quota). */
+  Eviction quotaVictims(RuleSpace rule, CachedObject requester, long length, Collection<CachedObject> evicted) {
+    if (rule == null) {
+      return Eviction.NONE;
+    }
+    if (length > rule.quotaBytes) {
+      return Eviction.NO_ROOM;
+    }
+    long freed = 0;
+    for (CachedObject victim : evicted) {
+      if (victim.rule == rule) {
+        freed += victim.releasingBytes;
+      }
+    }
+    List<CachedObject> victims = new ArrayList<>();
+    Iterator<CachedObject> candidates = rule.lru.values().iterator();
+    while (rule.usedBytes - freed + length > rule.quotaBytes && candidates.hasNext()) {
+      CachedObject candidate = candidates.next();
+      if (evictable(candidate, requester)) {
+        victims.add(candidate);
+        freed += candidate.chargedBytes - recoveredWritesCharge(candidate);
+      }
+    }
+    return rule.usedBytes - freed + length > rule.quotaBytes ? Eviction.NO_ROOM : new Eviction(victims, false);
+  }
+
   private static CachedObject nextResident(Iterator<CachedObject> residents, CachedObject requester, Collection<CachedObject> candidates,
       Set<CachedObject> taken) {
     while (residents.hasNext()) {
@@ -273,6 +326,7 @@ final class SpaceLedger {
    */
   record Eviction(List<CachedObject> victims, boolean rejected) {
     static final Eviction NO_ROOM = new Eviction(null, false);
+    static final Eviction NONE = new Eviction(List.of(), false);
     static final Eviction REJECTED = new Eviction(null, true);
 
     boolean fits() {
@@ -290,6 +344,10 @@ final class SpaceLedger {
     DiskSpace disk = diskOf(object);
     disk.remove(object);
     disk.releasingBytes += object.chargedBytes;
+    if (object.rule != null) {
+      object.rule.lru.remove(object.version);
+      object.rule.releasingBytes += object.chargedBytes;
+    }
     object.releasingBytes += object.chargedBytes;
     object.chargedBytes = 0;
     BitSet held = new BitSet();
@@ -371,6 +429,13 @@ final class SpaceLedger {
       disk.usedBytes -= bytes;
     } else {
       disk.leftoverBytes += bytes;
+    }
+    if (object.rule != null) {
+      // like the disk's: bytes of files that could not be deleted stay charged
+      object.rule.releasingBytes -= bytes;
+      if (object.filesGone) {
+        object.rule.usedBytes -= bytes;
+      }
     }
   }
 }

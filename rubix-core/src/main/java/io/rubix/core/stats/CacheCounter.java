@@ -22,6 +22,8 @@ public enum CacheCounter {
   FALLBACK_METADATA("rubix_fallback_metadata_error"),
   FALLBACK_NO_SPACE("rubix_fallback_no_space"),
   FALLBACK_INFLIGHT("rubix_fallback_inflight_timeout"),
+  /** Streams opened on paths a rule of {@code rubix.cache.rules} excludes: they read the source directly, uncached. */
+  RULE_EXCLUDED_OPENS("rubix_rule_excluded_opens"),
   /** Bytes of blocks this node does not own (rubix.cache.admission=owner-only), read from the source and not cached. */
   NON_OWNER_SOURCE_BYTES("rubix_non_owner_source_bytes"),
   /** Bytes of blocks this node does not own, read from the owner node's cache over its data-transfer port. */

@@ -2,6 +2,7 @@ package io.rubix.core.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.EvictionPolicy;
 import io.rubix.core.config.InsightConfig;
 import io.rubix.spi.ObjectVersion;
@@ -32,7 +33,8 @@ class CacheInsightServiceTest {
     // room for 8 blocks and the objects' overhead: the third object evicts the first
     long capacity = 8L * BLOCK + 3 * DiskCharge.OBJECT_OVERHEAD;
     try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), Duration.ofSeconds(60),
-        clock::get, MetadataJournal.NONE, 100, EvictionPolicy.LRU, new InsightConfig(3, 50, Duration.ofMinutes(1), 1024))) {
+        clock::get, MetadataJournal.NONE, 100, EvictionPolicy.LRU, Duration.ZERO, System::currentTimeMillis, CacheRules.NONE,
+        new InsightConfig(3, 50, Duration.ofMinutes(1), 1024))) {
       ObjectVersion orders = new ObjectVersion("s3a://lake/db/orders/part-0", 4L * BLOCK - 100, 1, "e1");
       ObjectVersion items = new ObjectVersion("s3a://lake/db/items/dt=1/part-0", 3L * BLOCK, 1, "e2");
       ObjectVersion orders2 = new ObjectVersion("s3a://lake/db/orders/part-1", 3L * BLOCK, 1, "e3");

@@ -3,7 +3,6 @@ package io.rubix.presto.testing;
 import io.rubix.hadoop.HasCacheEngine;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
 import javax.management.MBeanServer;
@@ -78,21 +76,9 @@ public final class EngineReadMain {
           openFile = openFileCheck(fs, path, expected, openFile);
           try (FSDataInputStream in = fs.open(path)) {
             stream = in.getWrappedStream().getClass().getName();
-            byte[] sequential = readAll(in, expected.length);
-            bytes += sequential.length;
-            mismatches += Arrays.equals(sequential, expected) ? 0 : 1;
-            Random random = new Random(file.getFileName().toString().hashCode());
-            for (int i = 0; i < 20; i++) {
-              int length = random.nextInt(Math.min(expected.length, 200_000) + 1);
-              int position = random.nextInt(expected.length - length + 1);
-              byte[] range = new byte[length];
-              in.readFully(position, range, 0, length);
-              bytes += length;
-              mismatches += Arrays.equals(range, 0, length, expected, position, position + length) ? 0 : 1;
-              in.seek(position);
-              int b = in.read();
-              mismatches += length == 0 || b == (expected[position] & 0xff) ? 0 : 1;
-            }
+            ReadPattern.Result result = ReadPattern.check(in, expected, file.getFileName().toString().hashCode());
+            bytes += result.bytes();
+            mismatches += result.mismatches();
           }
         }
         out.println("pass=" + pass + " files=" + files.size() + " bytes=" + bytes + " mismatches=" + mismatches
@@ -151,19 +137,5 @@ public final class EngineReadMain {
     } catch (IOException | RuntimeException e) {
       return e.getClass().getName() + ": " + e.getMessage().replace('\n', ' ');
     }
-  }
-
-  private static byte[] readAll(InputStream in, int expectedLength) throws IOException {
-    byte[] result = new byte[expectedLength + 1];
-    int total = 0;
-    byte[] chunk = new byte[7919];
-    for (int n; (n = in.read(chunk, 0, chunk.length)) > 0; ) {
-      if (total + n > result.length) {
-        result = Arrays.copyOf(result, total + n);
-      }
-      System.arraycopy(chunk, 0, result, total, n);
-      total += n;
-    }
-    return Arrays.copyOf(result, total);
   }
 }

@@ -30,6 +30,8 @@ public final class BookKeeperKeys {
       "Most connections one JVM keeps open to the BookKeeper.");
   public static final ConfigKey RETRY_BACKOFF_MAX = new ConfigKey("rubix.network.client.backoff.max", "5s",
       "Longest pause before a client retries a BookKeeper that failed; reads go to the source meanwhile.");
+  public static final ConfigKey COUNTERS_INTERVAL = new ConfigKey("rubix.network.client.counters.interval", "10s",
+      "How often a reading JVM in daemon mode sends what it counted (hit, miss, source and peer bytes, fallbacks by cause) to the node's BookKeeper, which sums the reports of all JVMs into rubix_engines_* metrics (also sent when the file system closes); 0s: never.");
   public static final ConfigKey METRICS_PORT = new ConfigKey("rubix.bookkeeper.metrics.port", "8897",
       "Port of the BookKeeper's Prometheus text endpoint /metrics (-1 disables, 0 picks a free port).");
   public static final ConfigKey METRICS_BIND_ADDRESS = new ConfigKey("rubix.bookkeeper.metrics.bind.address", "127.0.0.1",
@@ -54,7 +56,7 @@ public final class BookKeeperKeys {
 
   public static List<ConfigKey> all() {
     return List.of(EMBEDDED_MODE, IN_PROCESS, SERVER_PORT, BIND_ADDRESS, SECRET_FILE, SERVER_HOST, MAX_FRAME_SIZE, FRAME_TIMEOUT, WORKER_THREADS, CONNECT_TIMEOUT,
-        READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, METRICS_PORT, METRICS_BIND_ADDRESS, NODE_ID, TRANSFER_ENABLED, TRANSFER_SERVER_PORT, TRANSFER_BIND_ADDRESS, TRANSFER_SECRET, TRANSFER_TIMEOUT,
+        READ_TIMEOUT, POOL_SIZE, RETRY_BACKOFF_MAX, COUNTERS_INTERVAL, METRICS_PORT, METRICS_BIND_ADDRESS, NODE_ID, TRANSFER_ENABLED, TRANSFER_SERVER_PORT, TRANSFER_BIND_ADDRESS, TRANSFER_SECRET, TRANSFER_TIMEOUT,
         TRANSFER_SERVER_THREADS);
   }
 }

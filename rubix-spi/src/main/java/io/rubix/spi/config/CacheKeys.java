@@ -22,6 +22,18 @@ public final class CacheKeys {
       "Most object versions one metadata service (the BookKeeper, or an embedded JVM) tracks, 1 to 100000000; at the bound, caching a new one evicts the least recently used.");
   public static final ConfigKey EVICTION_POLICY = new ConfigKey("rubix.cache.eviction.policy", "lru",
       "Which object versions make room when a cache directory is full: lru (the least recently used) or tinylfu (new objects enter a window of 1% of the directory; beyond it, one stays only if it was read more often recently than the least recently used object it would evict, else its blocks are read from the source uncached and counted in rubix_cache_admission_rejections: a one-pass scan larger than the cache then does not evict data that is read again and again). See docs/operations.md.");
+  public static final ConfigKey EXPIRE_AFTER_IDLE = new ConfigKey("rubix.cache.expire.after.idle", "0s",
+      "Drops an object version nobody has read for this long (a duration such as 12h or 7d; 0s: never), so a node does not keep serving, and holding space for, partitions a table no longer reads. Applied by the metadata service (the BookKeeper, or an embedded JVM) about every tenth of this time (at least every second, at most every 10 minutes) and at start: the last use of each object is kept in its journal's modification time, so a restart keeps counting from it. Counted in rubix_cache_expirations. See docs/operations.md.");
+  public static final ConfigKey RULES = new ConfigKey("rubix.cache.rules", null,
+      "Comma-separated names of path rules, in the order they are tried: the first rule with a pattern matching an object's path decides whether it is cached (its action) and which quota it is charged to. Each name (letters, digits, _ and -) needs rubix.cache.rule.<name>.paths. Objects matching no rule follow rubix.cache.rules.default. See docs/operations.md.");
+  public static final ConfigKey RULES_DEFAULT = new ConfigKey("rubix.cache.rules.default", "include",
+      "What happens to objects whose path matches no rule of rubix.cache.rules: include (cached, under the per-directory caps only) or exclude (never cached: read from the source).");
+  public static final ConfigKey RULE_PATHS = new ConfigKey("rubix.cache.rule.<name>.paths", null,
+      "Comma-separated path globs of rule <name>: * matches within one path segment, ** any number of segments, ? one character; a pattern ending in / matches everything below it. A pattern with a scheme (s3a://bucket/warehouse/dim_*/**) is matched against the fully qualified path, one starting with / against the path without scheme and authority. Required for every rule listed.");
+  public static final ConfigKey RULE_ACTION = new ConfigKey("rubix.cache.rule.<name>.action", "include",
+      "include (objects of rule <name> are cached) or exclude (they are never cached: no grant, no space, reads go to the source; the daemon refuses grants for them whatever a client asks).");
+  public static final ConfigKey RULE_QUOTA = new ConfigKey("rubix.cache.rule.<name>.quota", null,
+      "Optional cap on the bytes charged to objects of include rule <name>, over all cache directories of the node: a size (20g) or a percentage of the node's total cap (15%). A grant that would exceed it first evicts the least recently used objects of the same rule, then is denied (the read goes to the source). Not allowed on an exclude rule.");
   public static final ConfigKey USAGE_PERCENTAGE = new ConfigKey("rubix.cache.usage.percentage", "80",
       "Hard cap per cache directory as a percentage (1-100) of the capacity of the disk that holds it.");
   public static final ConfigKey FRESHNESS = new ConfigKey("rubix.cache.freshness", "strict",
@@ -65,7 +77,8 @@ public final class CacheKeys {
 
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
-    return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, MAX_OBJECTS, EVICTION_POLICY, USAGE_PERCENTAGE,
+    return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, MAX_OBJECTS, EVICTION_POLICY, EXPIRE_AFTER_IDLE,
+        RULES, RULES_DEFAULT, RULE_PATHS, RULE_ACTION, RULE_QUOTA, USAGE_PERCENTAGE,
         FRESHNESS, FRESHNESS_TTL, STRICT_MODE, CHECKSUM_VERIFY, OPEN_FILES_MAX, LEASE_TIMEOUT, INFLIGHT_POLICY,
         INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, FETCH_TAIL, FETCH_WHOLE_MAX, TAIL_MEMORY, STATUS_CACHE_ENTRIES, JMX_ENABLED,
         WRAPPED_IMPL, S3A_SOURCE_STREAM);

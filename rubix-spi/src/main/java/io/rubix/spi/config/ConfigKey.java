@@ -20,4 +20,9 @@ public record ConfigKey(String name, String defaultValue, String description) {
   public String forScheme(String scheme) {
     return name.replace("<scheme>", scheme);
   }
+
+  /** A key with a {@code <name>} placeholder, resolved for one named rule. */
+  public String forRule(String rule) {
+    return name.replace("<name>", rule);
+  }
 }

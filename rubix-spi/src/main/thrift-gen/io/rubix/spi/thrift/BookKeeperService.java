@@ -46,6 +46,16 @@ public class BookKeeperService {
     public int clear() throws TCacheException, org.apache.thrift.TException;
 
     /**
+     * Adds what a reading JVM counted since its last report (its rubix_* read counters: hit, miss,
+     * source and peer bytes, fallbacks by cause) to the node's totals, which the daemon exports as
+     * rubix_engines_*. Only known counter names and values in [0, 2^48) are accepted, at most 64 per
+     * call; a daemon without this call answers UNKNOWN_METHOD, which a client takes as "do not report".
+     * 
+     * @param deltas
+     */
+    public void reportCounters(java.util.Map<java.lang.String,java.lang.Long> deltas) throws TCacheException, org.apache.thrift.TException;
+
+    /**
      * Per-table counters and the working-set estimate. Added after protocol 1 without a version bump:
      * older clients never call it; a daemon older than it answers TApplicationException UNKNOWN_METHOD.
      */
@@ -80,6 +90,8 @@ public class BookKeeperService {
     public void topFiles(int limit, org.apache.thrift.async.AsyncMethodCallback<java.util.List<TCachedFile>> resultHandler) throws org.apache.thrift.TException;
 
     public void clear(org.apache.thrift.async.AsyncMethodCallback<java.lang.Integer> resultHandler) throws org.apache.thrift.TException;
+
+    public void reportCounters(java.util.Map<java.lang.String,java.lang.Long> deltas, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
 
     public void insight(org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler) throws org.apache.thrift.TException;
 
@@ -446,6 +458,30 @@ public class BookKeeperService {
         throw result.e;
       }
       throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "clear failed: unknown result");
+    }
+
+    @Override
+    public void reportCounters(java.util.Map<java.lang.String,java.lang.Long> deltas) throws TCacheException, org.apache.thrift.TException
+    {
+      send_reportCounters(deltas);
+      recv_reportCounters();
+    }
+
+    public void send_reportCounters(java.util.Map<java.lang.String,java.lang.Long> deltas) throws org.apache.thrift.TException
+    {
+      reportCounters_args args = new reportCounters_args();
+      args.setDeltas(deltas);
+      sendBase("reportCounters", args);
+    }
+
+    public void recv_reportCounters() throws TCacheException, org.apache.thrift.TException
+    {
+      reportCounters_result result = new reportCounters_result();
+      receiveBase(result, "reportCounters");
+      if (result.e != null) {
+        throw result.e;
+      }
+      return;
     }
 
     @Override
@@ -976,6 +1012,42 @@ public class BookKeeperService {
     }
 
     @Override
+    public void reportCounters(java.util.Map<java.lang.String,java.lang.Long> deltas, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      reportCounters_call method_call = new reportCounters_call(deltas, resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class reportCounters_call extends org.apache.thrift.async.TAsyncMethodCall<Void> {
+      private java.util.Map<java.lang.String,java.lang.Long> deltas;
+      public reportCounters_call(java.util.Map<java.lang.String,java.lang.Long> deltas, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+        this.deltas = deltas;
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("reportCounters", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        reportCounters_args args = new reportCounters_args();
+        args.setDeltas(deltas);
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public Void getResult() throws TCacheException, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        (new Client(prot)).recv_reportCounters();
+        return null;
+      }
+    }
+
+    @Override
     public void insight(org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler) throws org.apache.thrift.TException {
       checkReady();
       insight_call method_call = new insight_call(resultHandler, this, ___protocolFactory, ___transport);
@@ -1033,6 +1105,7 @@ public class BookKeeperService {
       processMap.put("stats", new stats());
       processMap.put("topFiles", new topFiles());
       processMap.put("clear", new clear());
+      processMap.put("reportCounters", new reportCounters());
       processMap.put("insight", new insight());
       return processMap;
     }
@@ -1444,6 +1517,38 @@ public class BookKeeperService {
       }
     }
 
+    public static class reportCounters<I extends Iface> extends org.apache.thrift.ProcessFunction<I, reportCounters_args> {
+      public reportCounters() {
+        super("reportCounters");
+      }
+
+      @Override
+      public reportCounters_args getEmptyArgsInstance() {
+        return new reportCounters_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public reportCounters_result getResult(I iface, reportCounters_args args) throws org.apache.thrift.TException {
+        reportCounters_result result = new reportCounters_result();
+        try {
+          iface.reportCounters(args.deltas);
+        } catch (TCacheException e) {
+          result.e = e;
+        }
+        return result;
+      }
+    }
+
     public static class insight<I extends Iface> extends org.apache.thrift.ProcessFunction<I, insight_args> {
       public insight() {
         super("insight");
@@ -1502,6 +1607,7 @@ public class BookKeeperService {
       processMap.put("stats", new stats());
       processMap.put("topFiles", new topFiles());
       processMap.put("clear", new clear());
+      processMap.put("reportCounters", new reportCounters());
       processMap.put("insight", new insight());
       return processMap;
     }
@@ -2414,6 +2520,76 @@ public class BookKeeperService {
       @Override
       public void start(I iface, clear_args args, org.apache.thrift.async.AsyncMethodCallback<java.lang.Integer> resultHandler) throws org.apache.thrift.TException {
         iface.clear(resultHandler);
+      }
+    }
+
+    public static class reportCounters<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, reportCounters_args, Void> {
+      public reportCounters() {
+        super("reportCounters");
+      }
+
+      @Override
+      public reportCounters_args getEmptyArgsInstance() {
+        return new reportCounters_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<Void> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<Void>() { 
+          @Override
+          public void onComplete(Void o) {
+            reportCounters_result result = new reportCounters_result();
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            reportCounters_result result = new reportCounters_result();
+            if (e instanceof TCacheException) {
+              result.e = (TCacheException) e;
+              result.setEIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, reportCounters_args args, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
+        iface.reportCounters(args.deltas,resultHandler);
       }
     }
 
@@ -14100,6 +14276,817 @@ public class BookKeeperService {
           struct.setSuccessIsSet(true);
         }
         if (incoming.get(1)) {
+          struct.e = new TCacheException();
+          struct.e.read(iprot);
+          struct.setEIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class reportCounters_args implements org.apache.thrift.TBase<reportCounters_args, reportCounters_args._Fields>, java.io.Serializable, Cloneable, Comparable<reportCounters_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("reportCounters_args");
+
+    private static final org.apache.thrift.protocol.TField DELTAS_FIELD_DESC = new org.apache.thrift.protocol.TField("deltas", org.apache.thrift.protocol.TType.MAP, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new reportCounters_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new reportCounters_argsTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Long> deltas; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      DELTAS((short)1, "deltas");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // DELTAS
+            return DELTAS;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.DELTAS, new org.apache.thrift.meta_data.FieldMetaData("deltas", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.MapMetaData(org.apache.thrift.protocol.TType.MAP, 
+              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING), 
+              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64))));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(reportCounters_args.class, metaDataMap);
+    }
+
+    public reportCounters_args() {
+    }
+
+    public reportCounters_args(
+      java.util.Map<java.lang.String,java.lang.Long> deltas)
+    {
+      this();
+      this.deltas = deltas;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public reportCounters_args(reportCounters_args other) {
+      if (other.isSetDeltas()) {
+        java.util.Map<java.lang.String,java.lang.Long> __this__deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(other.deltas);
+        this.deltas = __this__deltas;
+      }
+    }
+
+    @Override
+    public reportCounters_args deepCopy() {
+      return new reportCounters_args(this);
+    }
+
+    @Override
+    public void clear() {
+      this.deltas = null;
+    }
+
+    public int getDeltasSize() {
+      return (this.deltas == null) ? 0 : this.deltas.size();
+    }
+
+    public void putToDeltas(java.lang.String key, long val) {
+      if (this.deltas == null) {
+        this.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>();
+      }
+      this.deltas.put(key, val);
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.Map<java.lang.String,java.lang.Long> getDeltas() {
+      return this.deltas;
+    }
+
+    public reportCounters_args setDeltas(@org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Long> deltas) {
+      this.deltas = deltas;
+      return this;
+    }
+
+    public void unsetDeltas() {
+      this.deltas = null;
+    }
+
+    /** Returns true if field deltas is set (has been assigned a value) and false otherwise */
+    public boolean isSetDeltas() {
+      return this.deltas != null;
+    }
+
+    public void setDeltasIsSet(boolean value) {
+      if (!value) {
+        this.deltas = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case DELTAS:
+        if (value == null) {
+          unsetDeltas();
+        } else {
+          setDeltas((java.util.Map<java.lang.String,java.lang.Long>)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case DELTAS:
+        return getDeltas();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case DELTAS:
+        return isSetDeltas();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof reportCounters_args)
+        return this.equals((reportCounters_args)that);
+      return false;
+    }
+
+    public boolean equals(reportCounters_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_deltas = true && this.isSetDeltas();
+      boolean that_present_deltas = true && that.isSetDeltas();
+      if (this_present_deltas || that_present_deltas) {
+        if (!(this_present_deltas && that_present_deltas))
+          return false;
+        if (!this.deltas.equals(that.deltas))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetDeltas()) ? 131071 : 524287);
+      if (isSetDeltas())
+        hashCode = hashCode * 8191 + deltas.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(reportCounters_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetDeltas(), other.isSetDeltas());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetDeltas()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.deltas, other.deltas);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("reportCounters_args(");
+      boolean first = true;
+
+      sb.append("deltas:");
+      if (this.deltas == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.deltas);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class reportCounters_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public reportCounters_argsStandardScheme getScheme() {
+        return new reportCounters_argsStandardScheme();
+      }
+    }
+
+    private static class reportCounters_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<reportCounters_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, reportCounters_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // DELTAS
+              if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
+                {
+                  org.apache.thrift.protocol.TMap _map58 = iprot.readMapBegin();
+                  struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map58.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _key59;
+                  long _val60;
+                  for (int _i61 = 0; _i61 < _map58.size; ++_i61)
+                  {
+                    _key59 = iprot.readString();
+                    _val60 = iprot.readI64();
+                    struct.deltas.put(_key59, _val60);
+                  }
+                  iprot.readMapEnd();
+                }
+                struct.setDeltasIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, reportCounters_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.deltas != null) {
+          oprot.writeFieldBegin(DELTAS_FIELD_DESC);
+          {
+            oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64, struct.deltas.size()));
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter62 : struct.deltas.entrySet())
+            {
+              oprot.writeString(_iter62.getKey());
+              oprot.writeI64(_iter62.getValue());
+            }
+            oprot.writeMapEnd();
+          }
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class reportCounters_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public reportCounters_argsTupleScheme getScheme() {
+        return new reportCounters_argsTupleScheme();
+      }
+    }
+
+    private static class reportCounters_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<reportCounters_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, reportCounters_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetDeltas()) {
+          optionals.set(0);
+        }
+        oprot.writeBitSet(optionals, 1);
+        if (struct.isSetDeltas()) {
+          {
+            oprot.writeI32(struct.deltas.size());
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter63 : struct.deltas.entrySet())
+            {
+              oprot.writeString(_iter63.getKey());
+              oprot.writeI64(_iter63.getValue());
+            }
+          }
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, reportCounters_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(1);
+        if (incoming.get(0)) {
+          {
+            org.apache.thrift.protocol.TMap _map64 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
+            struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map64.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _key65;
+            long _val66;
+            for (int _i67 = 0; _i67 < _map64.size; ++_i67)
+            {
+              _key65 = iprot.readString();
+              _val66 = iprot.readI64();
+              struct.deltas.put(_key65, _val66);
+            }
+          }
+          struct.setDeltasIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class reportCounters_result implements org.apache.thrift.TBase<reportCounters_result, reportCounters_result._Fields>, java.io.Serializable, Cloneable, Comparable<reportCounters_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("reportCounters_result");
+
+    private static final org.apache.thrift.protocol.TField E_FIELD_DESC = new org.apache.thrift.protocol.TField("e", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new reportCounters_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new reportCounters_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable TCacheException e; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      E((short)1, "e");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // E
+            return E;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.E, new org.apache.thrift.meta_data.FieldMetaData("e", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, TCacheException.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(reportCounters_result.class, metaDataMap);
+    }
+
+    public reportCounters_result() {
+    }
+
+    public reportCounters_result(
+      TCacheException e)
+    {
+      this();
+      this.e = e;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public reportCounters_result(reportCounters_result other) {
+      if (other.isSetE()) {
+        this.e = new TCacheException(other.e);
+      }
+    }
+
+    @Override
+    public reportCounters_result deepCopy() {
+      return new reportCounters_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.e = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public TCacheException getE() {
+      return this.e;
+    }
+
+    public reportCounters_result setE(@org.apache.thrift.annotation.Nullable TCacheException e) {
+      this.e = e;
+      return this;
+    }
+
+    public void unsetE() {
+      this.e = null;
+    }
+
+    /** Returns true if field e is set (has been assigned a value) and false otherwise */
+    public boolean isSetE() {
+      return this.e != null;
+    }
+
+    public void setEIsSet(boolean value) {
+      if (!value) {
+        this.e = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case E:
+        if (value == null) {
+          unsetE();
+        } else {
+          setE((TCacheException)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case E:
+        return getE();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case E:
+        return isSetE();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof reportCounters_result)
+        return this.equals((reportCounters_result)that);
+      return false;
+    }
+
+    public boolean equals(reportCounters_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_e = true && this.isSetE();
+      boolean that_present_e = true && that.isSetE();
+      if (this_present_e || that_present_e) {
+        if (!(this_present_e && that_present_e))
+          return false;
+        if (!this.e.equals(that.e))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetE()) ? 131071 : 524287);
+      if (isSetE())
+        hashCode = hashCode * 8191 + e.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(reportCounters_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetE(), other.isSetE());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetE()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.e, other.e);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("reportCounters_result(");
+      boolean first = true;
+
+      sb.append("e:");
+      if (this.e == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.e);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class reportCounters_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public reportCounters_resultStandardScheme getScheme() {
+        return new reportCounters_resultStandardScheme();
+      }
+    }
+
+    private static class reportCounters_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<reportCounters_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, reportCounters_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // E
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.e = new TCacheException();
+                struct.e.read(iprot);
+                struct.setEIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, reportCounters_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.e != null) {
+          oprot.writeFieldBegin(E_FIELD_DESC);
+          struct.e.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class reportCounters_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public reportCounters_resultTupleScheme getScheme() {
+        return new reportCounters_resultTupleScheme();
+      }
+    }
+
+    private static class reportCounters_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<reportCounters_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, reportCounters_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetE()) {
+          optionals.set(0);
+        }
+        oprot.writeBitSet(optionals, 1);
+        if (struct.isSetE()) {
+          struct.e.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, reportCounters_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(1);
+        if (incoming.get(0)) {
           struct.e = new TCacheException();
           struct.e.read(iprot);
           struct.setEIsSet(true);

@@ -1,0 +1,287 @@
+package io.rubix.core.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.CacheRules;
+import io.rubix.core.config.EvictionPolicy;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
+import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.CachedFile;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Path rules in the metadata service, which is the daemon's too: an excluded path gets no grant, and
+ * the bytes charged to a rule with a quota stay within it at every grant, across restarts, counting
+ * the bytes of dropped objects that grantees may still be writing, without evicting other rules' objects.
+ */
+class RuleQuotaTest {
+  private static final int BLOCK = 4096;
+  /** What a one-block object is charged. */
+  private static final long UNIT = BLOCK + DiskCharge.OBJECT_OVERHEAD;
+  private static final Duration LEASE = Duration.ofSeconds(10);
+
+  @TempDir
+  Path root;
+  @TempDir
+  Path confDir;
+
+  private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+  private CacheRules rules(String... settings) {
+    Configuration conf = new Configuration(false);
+    conf.set("rubix.cache.dirs", confDir.toString());
+    for (int i = 0; i < settings.length; i += 2) {
+      conf.set(settings[i], settings[i + 1]);
+    }
+    return CacheConfig.from(conf).rules();
+  }
+
+  /** dims: 6 units of quota; tmp: excluded; facts: no quota. */
+  private CacheRules dimsTmpFacts(String dimsQuota) {
+    return rules("rubix.cache.rules", "dims,tmp,facts",
+        "rubix.cache.rule.dims.paths", "s3a://lake/warehouse/dim_*/**",
+        "rubix.cache.rule.dims.quota", dimsQuota,
+        "rubix.cache.rule.tmp.paths", "s3a://lake/tmp/**",
+        "rubix.cache.rule.tmp.action", "exclude",
+        "rubix.cache.rule.facts.paths", "/warehouse/");
+  }
+
+  private InProcessMetadataService service(CacheRules rules, MetadataJournal journal, EvictionPolicy policy) {
+    return new InProcessMetadataService(BLOCK, List.of(root), List.of(100 * UNIT), LEASE, clock::get, journal,
+        InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy, rules);
+  }
+
+  @Test
+  void anExcludedPathGetsNoGrantAndUsesNoSpace() throws Exception {
+    try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(6 * UNIT)), MetadataJournal.NONE,
+        EvictionPolicy.LRU)) {
+      ObjectVersion tmp = new ObjectVersion("s3a://lake/tmp/spill-0", 4L * BLOCK, 1, "t");
+      BlockRange range = service.acquire(tmp, 0, 4);
+
+      for (int b = 0; b < 4; b++) {
+        assertThat(range.state(b)).isEqualTo(BlockState.DENIED);
+      }
+      assertThat(range.leaseId()).isZero();
+      assertThat(service.usage().usedBytes()).isZero();
+      assertThat(service.usage().disks().get(0).objects()).isZero();
+      assertThat(service.ruleExcludedRequests()).isEqualTo(1);
+      try (Stream<Path> files = Files.walk(root)) {
+        assertThat(files.filter(Files::isRegularFile).toList()).as("files in the cache").isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void readingMoreThanTheQuotaKeepsTheRuleWithinItAndLeavesOtherRulesAlone() throws Exception {
+    long quota = 6 * UNIT;
+    for (EvictionPolicy policy : EvictionPolicy.values()) {
+      try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(quota)), MetadataJournal.NONE, policy)) {
+        List<ObjectVersion> facts = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          facts.add(new ObjectVersion("s3a://lake/warehouse/fact_sales/part-" + i, 2L * BLOCK, 1, "f" + i));
+          read(service, facts.get(i), 0, 2);
+        }
+        long factsCharged = service.usage().usedBytes();
+
+        for (int i = 0; i < 20; i++) {
+          ObjectVersion dim = new ObjectVersion("s3a://lake/warehouse/dim_" + i + "/part-0", 3L * BLOCK, 1, "d" + i);
+          read(service, dim, 0, 3);
+          assertThat(service.status(dim, 0, 3).allCached(0, 3)).as("%s: dim %s, the newest, is cached", policy, i).isTrue();
+        }
+
+        RuleUsage dims = service.ruleUsage().get(0);
+        assertThat(dims.rule()).isEqualTo("dims");
+        assertThat(dims.quotaBytes()).isEqualTo(quota);
+        assertThat(dims.evictions()).as("%s: evictions to stay within the quota", policy).isPositive();
+        assertThat(dims.usedBytes()).isEqualTo(service.usage().usedBytes() - factsCharged);
+        for (ObjectVersion fact : facts) {
+          assertThat(service.status(fact, 0, 2).allCached(0, 2)).as("%s: %s after the dims were read", policy, fact.path()).isTrue();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aBlockLargerThanTheQuotaIsDeniedAndCounted() throws Exception {
+    try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(UNIT + BLOCK / 2)), MetadataJournal.NONE, EvictionPolicy.LRU)) {
+      ObjectVersion dim = new ObjectVersion("s3a://lake/warehouse/dim_a/part-0", 3L * BLOCK, 1, "d");
+      BlockRange range = service.acquire(dim, 0, 3);
+      assertWithinQuotas(service, "the grant");
+
+      assertThat(range.state(0)).isEqualTo(BlockState.GRANTED);
+      assertThat(range.state(1)).isEqualTo(BlockState.DENIED);
+      assertThat(range.state(2)).isEqualTo(BlockState.DENIED);
+      assertThat(service.ruleUsage().get(0).denials()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void bytesGranteesOfADroppedObjectMayStillWriteCountAgainstTheQuotaUntilTheyAreDone() throws Exception {
+    try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(2 * UNIT)), MetadataJournal.NONE, EvictionPolicy.LRU)) {
+      ObjectVersion writing = new ObjectVersion("s3a://lake/warehouse/dim_a/part-0", 3L * BLOCK, 1, "a");
+      BlockRange lease = service.acquire(writing, 0, 3);
+      assertThat(lease.state(2)).isEqualTo(BlockState.GRANTED);
+      service.invalidate(writing);
+      assertThat(service.ruleUsage().get(0).usedBytes()).as("the three granted blocks, fenced").isEqualTo(3L * BLOCK);
+
+      ObjectVersion next = new ObjectVersion("s3a://lake/warehouse/dim_b/part-0", 3L * BLOCK, 1, "b");
+      BlockRange second = service.acquire(next, 0, 3);
+      assertWithinQuotas(service, "a grant while the dropped object's blocks may be written");
+      assertThat(second.state(0)).isEqualTo(BlockState.DENIED);
+
+      service.abort(lease.leaseId(), new int[] {0, 1, 2}, true);
+      read(service, next, 0, 3);
+      assertThat(service.status(next, 0, 3).allCached(0, 3)).as("once the grantee is done").isTrue();
+    }
+  }
+
+  @Test
+  void quotasHoldAcrossARestartAndAQuotaMadeSmallerEvictsAtStart() throws Exception {
+    long quota = 6 * UNIT;
+    List<ObjectVersion> dims = new ArrayList<>();
+    long usedBefore;
+    try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(quota)), new FileMetadataJournal(BLOCK), EvictionPolicy.LRU)) {
+      for (int i = 0; i < 5; i++) {
+        dims.add(new ObjectVersion("s3a://lake/warehouse/dim_" + i + "/part-0", 1L * BLOCK, 1, "d" + i));
+        read(service, dims.get(i), 0, 1);
+      }
+      usedBefore = service.ruleUsage().get(0).usedBytes();
+      assertThat(usedBefore).isEqualTo(5 * UNIT);
+    }
+    try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(quota)), new FileMetadataJournal(BLOCK), EvictionPolicy.LRU)) {
+      assertThat(service.ruleUsage().get(0).usedBytes()).as("recovered objects charged to their rule again").isEqualTo(usedBefore);
+      for (int i = 5; i < 12; i++) {
+        read(service, new ObjectVersion("s3a://lake/warehouse/dim_" + i + "/part-0", 1L * BLOCK, 1, "d" + i), 0, 1);
+      }
+      assertThat(service.ruleUsage().get(0).usedBytes()).isEqualTo(quota);
+      assertThat(service.status(dims.get(0), 0, 1).state(0)).as("the least recently used, recovered, was evicted").isEqualTo(BlockState.MISSING);
+    }
+    try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(2 * UNIT)), new FileMetadataJournal(BLOCK), EvictionPolicy.LRU)) {
+      RuleUsage usage = service.ruleUsage().get(0);
+      assertThat(usage.usedBytes()).as("after a restart with a smaller quota").isEqualTo(2 * UNIT);
+      assertThat(usage.objects()).isEqualTo(2);
+      assertThat(service.usage().usedBytes()).isEqualTo(2 * UNIT);
+    }
+    try (InProcessMetadataService service = service(rules("rubix.cache.rules", "dims", "rubix.cache.rule.dims.paths", "s3a://lake/warehouse/dim_*/**",
+        "rubix.cache.rule.dims.action", "exclude"), new FileMetadataJournal(BLOCK), EvictionPolicy.LRU)) {
+      assertThat(service.usage().usedBytes()).as("objects of a path excluded since are dropped at start").isZero();
+      try (Stream<Path> files = Files.walk(root)) {
+        assertThat(files.filter(p -> Files.isRegularFile(p) && p.toString().contains("dim_")).toList()).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void quotasAndCapHoldUnderRandomGrantCommitAbortInvalidateAndExpiryAndTheAccountsBalanceAfterwards() throws Exception {
+    for (EvictionPolicy policy : EvictionPolicy.values()) {
+      long seed = Long.getLong("rubix.fuzz.seed", System.nanoTime());
+      Random random = new Random(seed);
+      CacheRules rules = rules("rubix.cache.rules", "tmp,dims,facts",
+          "rubix.cache.rule.tmp.paths", "/tmp/", "rubix.cache.rule.tmp.action", "exclude",
+          "rubix.cache.rule.dims.paths", "/dims/", "rubix.cache.rule.dims.quota", Long.toString(5L * BLOCK + 100),
+          "rubix.cache.rule.facts.paths", "/facts/", "rubix.cache.rule.facts.quota", "40%");
+      try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(16L * BLOCK), LEASE, clock::get,
+          MetadataJournal.NONE, InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy, rules)) {
+        List<ObjectVersion> versions = new ArrayList<>();
+        for (String dir : List.of("tmp", "dims", "facts", "other")) {
+          for (int i = 0; i < 4; i++) {
+            versions.add(new ObjectVersion("s3a://lake/" + dir + "/part-" + i, 1 + random.nextInt(4 * BLOCK), 1, dir + i));
+          }
+        }
+        List<BlockRange> open = new ArrayList<>();
+        for (int step = 0; step < 3_000; step++) {
+          String what = policy + " step " + step + " (seed " + seed + ")";
+          ObjectVersion version = versions.get(random.nextInt(versions.size()));
+          int blocks = version.blockCount(BLOCK);
+          int first = random.nextInt(blocks);
+          int end = first + 1 + random.nextInt(blocks - first);
+          int op = random.nextInt(10);
+          if (op < 4) {
+            BlockRange range = service.acquire(version, first, end);
+            if (range.leaseId() != 0) {
+              assertThat(version.path()).as(what).doesNotContain("/tmp/");
+              open.add(range);
+            }
+          } else if (op < 6 && !open.isEmpty()) {
+            BlockRange range = open.remove(random.nextInt(open.size()));
+            List<Integer> granted = new ArrayList<>();
+            for (int b = range.firstBlock(); b < range.endBlock(); b++) {
+              if (range.state(b) == BlockState.GRANTED && random.nextBoolean()) {
+                granted.add(b);
+              }
+            }
+            TestBlocks.commit(service, range, BLOCK, granted.stream().mapToInt(Integer::intValue).toArray());
+          } else if (op < 8 && !open.isEmpty()) {
+            BlockRange range = open.remove(random.nextInt(open.size()));
+            service.abort(range.leaseId(), IntStream.range(range.firstBlock(), range.endBlock()).toArray(), random.nextBoolean());
+          } else if (op == 8) {
+            clock.addAndGet(random.nextInt(4) * LEASE.toNanos() / 3);
+            service.status(version, first, end);
+          } else {
+            service.invalidate(version);
+          }
+          assertWithinQuotas(service, what);
+          for (RuleUsage rule : service.ruleUsage()) {
+            assertThat(rule.usedBytes()).as("%s: rule %s", what, rule.rule()).isNotNegative();
+          }
+        }
+        assertThat(service.ruleExcludedRequests()).isPositive();
+        assertThat(service.ruleUsage()).as("seed %s", seed).anySatisfy(rule -> assertThat(rule.evictions()).isPositive());
+
+        // every lease and fence over: what each rule is charged is exactly what its cached objects are
+        for (BlockRange range : open) {
+          service.abort(range.leaseId(), IntStream.range(range.firstBlock(), range.endBlock()).toArray(), true);
+        }
+        clock.addAndGet(2 * LEASE.toNanos());
+        service.status(versions.get(0), 0, 1);
+        List<CachedFile> files = service.topFiles(100);
+        for (RuleUsage rule : service.ruleUsage()) {
+          long charged = files.stream().filter(file -> file.version().path().contains("/" + rule.rule() + "/")).mapToLong(CachedFile::chargedBytes).sum();
+          assertThat(rule.usedBytes()).as("%s: rule %s charged, seed %s", policy, rule.rule(), seed).isEqualTo(charged);
+        }
+      }
+    }
+  }
+
+  /** What a reader does: asks, and fetches, writes and commits what it was granted, checking the quotas and the cap after each grant. */
+  private static void read(InProcessMetadataService service, ObjectVersion version, int first, int end) throws IOException {
+    if (service.status(version, first, end).allCached(first, end)) {
+      return;
+    }
+    BlockRange lease = service.acquire(version, first, end);
+    assertWithinQuotas(service, "grant of " + version.path() + " [" + first + ", " + end + ")");
+    List<Integer> granted = new ArrayList<>();
+    for (int b = first; b < end; b++) {
+      if (lease.state(b) == BlockState.GRANTED) {
+        granted.add(b);
+      }
+    }
+    if (!granted.isEmpty()) {
+      TestBlocks.commit(service, lease, BLOCK, granted.stream().mapToInt(Integer::intValue).toArray());
+    }
+  }
+
+  private static void assertWithinQuotas(InProcessMetadataService service, String afterWhat) {
+    for (RuleUsage rule : service.ruleUsage()) {
+      assertThat(rule.usedBytes()).as("rule %s charged after %s", rule.rule(), afterWhat).isLessThanOrEqualTo(rule.quotaBytes());
+    }
+    for (CacheUsage.Disk disk : service.usage().disks()) {
+      assertThat(disk.usedBytes() + disk.reservedBytes()).as("used + reserved after %s", afterWhat).isLessThanOrEqualTo(disk.capacityBytes());
+    }
+  }
+}
