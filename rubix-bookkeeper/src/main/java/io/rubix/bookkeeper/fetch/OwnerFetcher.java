@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.read.ArrivingBlock;
 import io.rubix.core.read.BlockFiller;
+import io.rubix.core.read.FillTask;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
 import io.rubix.core.read.StartedFill;
@@ -231,8 +232,9 @@ public final class OwnerFetcher implements Closeable {
     return Outcome.REFUSED;
   }
 
+  /** Stops the fills: running ones are interrupted, queued ones give their grants back at once. */
   @Override
   public void close() {
-    pool.shutdownNow();
+    FillTask.discardAll(pool.shutdownNow());
   }
 }

@@ -94,6 +94,35 @@ class OwnerFetcherTest {
   }
 
   @Test
+  void closingGivesBackTheGrantsOfFillsStillQueued() throws Exception {
+    CountDownLatch reading = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Source slow = (position, buffer, offset, length) -> {
+      reading.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        throw new java.io.InterruptedIOException();
+      }
+      bytes().readFully(position, buffer, offset, length);
+    };
+    OwnerFetcher fetcher = fetcher(1, Duration.ofSeconds(10), 1 << 20, version -> slow);
+    OwnerFetcher.Fill running = fetcher.start(VERSION, 0, 1);
+    assertThat(reading.await(10, TimeUnit.SECONDS)).as("the one fill thread is reading").isTrue();
+    OwnerFetcher.Fill queued = fetcher.start(VERSION, 5, 7);
+    assertThat(service.status(VERSION, 5, 7).state(5)).as("granted to the queued fill").isEqualTo(BlockState.IN_FLIGHT);
+
+    fetcher.close();
+
+    // the queued fill never runs: its blocks are free for the next reader now, not after the 60 s lease timeout
+    assertThat(service.status(VERSION, 5, 7).state(5)).isEqualTo(BlockState.MISSING);
+    assertThat(service.status(VERSION, 5, 7).state(6)).isEqualTo(BlockState.MISSING);
+    assertThat(queued.outcome().get(10, TimeUnit.SECONDS)).isEqualTo(Outcome.FAILED);
+    release.countDown();
+    assertThat(running.outcome().get(10, TimeUnit.SECONDS)).isIn(Outcome.FILLED, Outcome.FAILED);
+  }
+
+  @Test
   void aFullPoolAndASlowSourceAnswerWithinTheTimeoutAndTheFillGoesOn() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     Source slow = (position, buffer, offset, length) -> {

@@ -9,8 +9,6 @@ import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -119,18 +117,14 @@ final class Fills {
     for (int b = first; b < end; b++) {
       arriving[b - first] = fetches.arriving(s.version, b);
     }
+    FillTask task = new FillTask(() -> fillGranted(s, lease, granted, first, end, waitMillis), granted);
     try {
-      return new StartedFill(first, arriving, CompletableFuture.supplyAsync(() -> {
-        try {
-          return fillGranted(s, lease, granted, first, end, waitMillis);
-        } catch (IOException e) {
-          throw new CompletionException(e);
-        }
-      }, executor));
+      executor.execute(task);
     } catch (RejectedExecutionException e) {
-      granted.close();
+      task.discard();
       throw e;
     }
+    return new StartedFill(first, arriving, task.done());
   }
 
   /** Fetches the runs of {@code granted} (which it closes), then waits for the blocks of {@code lease} others fetch. */
