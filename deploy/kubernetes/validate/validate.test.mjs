@@ -51,6 +51,8 @@ const broken = [
     "trino/worker-pod-patch.yaml#0 Deployment /spec/template/spec/containers/0/volumeMounts/1/readonly: unknown field"],
   ["wrong type in the patch", "trino/worker-pod-patch.yaml", "supplementalGroups: [1899]", "supplementalGroups: 1899",
     "trino/worker-pod-patch.yaml#0 Deployment /spec/template/spec/securityContext/supplementalGroups: must be array"],
+  ["a misspelt kind", "daemonset.yaml", "kind: DaemonSet", "kind: DaemonSett",
+    "daemonset.yaml#0 DaemonSett: no schema for apps/v1 DaemonSett"],
   ["a duplicate key", "configmap.yaml", "  name: rubix-bookkeeper\n", "  name: rubix-bookkeeper\n  name: rubix\n",
     "configmap.yaml#0: YAML: Map keys must be unique"],
 ];
