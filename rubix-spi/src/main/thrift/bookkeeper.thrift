@@ -52,6 +52,39 @@ struct TCachedFile {
   5: required i32 blocks,
 }
 
+/** Counters of one path prefix ("table") as the daemon saw them; see io.rubix.spi.metadata.TableStats. */
+struct TTableStats {
+  1: required string prefix,
+  2: required i64 hitBlocks,
+  3: required i64 missBlocks,
+  4: required i64 cachedBytes,
+  5: required i64 grantedBytes,
+  6: required i64 filledBytes,
+  7: required i64 evictions,
+  8: required i64 weightError,
+}
+
+/** The working-set estimate; see io.rubix.spi.metadata.WorkingSetEstimate. */
+struct TWorkingSet {
+  1: required i64 windowMillis,
+  2: required i64 distinctBytes,
+  3: required i64 capacityBytes,
+  4: required double sampleRate,
+  5: required i64 accessedBytes,
+  6: required double observedHitRatio,
+  7: required double shadowHitRatioHalf,
+  8: required double shadowHitRatioOne,
+  9: required double shadowHitRatioDouble,
+  10: required i64 sampledAccesses,
+}
+
+/** Per-table counters (top prefixes plus the rest as other) and the working-set estimate (an answer of insight). */
+struct TCacheInsight {
+  1: required list<TTableStats> tables,
+  2: required TTableStats other,
+  3: required TWorkingSet workingSet,
+}
+
 /** A request the daemon refused (bad range, unknown lease); never a transport failure. */
 exception TCacheException {
   1: required string message,
@@ -94,4 +127,10 @@ service BookKeeperService {
    * call; a daemon without this call answers UNKNOWN_METHOD, which a client takes as "do not report".
    */
   void reportCounters(1: map<string, i64> deltas) throws (1: TCacheException e),
+
+  /**
+   * Per-table counters and the working-set estimate. Added after protocol 1 without a version bump:
+   * older clients never call it; a daemon older than it answers TApplicationException UNKNOWN_METHOD.
+   */
+  TCacheInsight insight() throws (1: TCacheException e),
 }

@@ -3,6 +3,7 @@ package io.rubix.bookkeeper;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.fetch.PeerFill;
+import io.rubix.bookkeeper.metrics.InsightSamples;
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
 import io.rubix.bookkeeper.metrics.RuleMetrics;
 import io.rubix.bookkeeper.server.AsyncBookKeeperHandler;
@@ -13,9 +14,11 @@ import io.rubix.bookkeeper.server.InlineCallServer;
 import io.rubix.bookkeeper.server.ServerCounters;
 import io.rubix.bookkeeper.transfer.TransferServer;
 import io.rubix.core.client.BookKeeperSecret;
+import io.rubix.core.insight.CacheInsightBean;
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerConfig;
+import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.DataFileLayout;
 import io.rubix.spi.thrift.BookKeeperService;
@@ -66,6 +69,7 @@ public final class BookKeeper implements AutoCloseable {
   /** Fetches blocks from the source for peers, with its cache engine and sources; null when off. */
   private final PeerFill peerFill;
   private final ObjectName beanName;
+  private final ObjectName insightBeanName;
   private final long startedAt = System.currentTimeMillis();
 
   private BookKeeper(BookKeeperConfig config) throws IOException {
@@ -129,6 +133,7 @@ public final class BookKeeper implements AutoCloseable {
     this.peerFill = fill;
     this.metrics = metricsEndpoint;
     this.beanName = registerBean();
+    this.insightBeanName = registerInsightBean();
     LOG.info("BookKeeper {} listening on {}:{} (secret {}; metrics {}; transfer {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
         config.secretFile(), metrics == null ? "off" : config.metricsBindAddress() + ":" + metrics.port(),
         transfer == null ? "off" : config.transferBindAddress() + ":" + transfer.port(), roots);
@@ -187,6 +192,10 @@ public final class BookKeeper implements AutoCloseable {
   }
 
   Map<String, Long> stats() {
+    return stats(service.insight());
+  }
+
+  private Map<String, Long> stats(CacheInsightReport insight) {
     Map<String, Long> values = new LinkedHashMap<>(counters.snapshot());
     CacheUsage usage = service.usage();
     values.put("rubix_cache_used_bytes", usage.usedBytes());
@@ -213,17 +222,20 @@ public final class BookKeeper implements AutoCloseable {
     }
     values.putAll(engineCounters.snapshot());
     RuleMetrics.putStats(service.ruleUsage(), values);
+    InsightSamples.counters(insight, values);
     return values;
   }
 
   private Iterable<MetricsEndpoint.Sample> samples() {
     List<MetricsEndpoint.Sample> samples = new ArrayList<>();
-    stats().forEach((name, value) -> {
+    CacheInsightReport insight = service.insight();
+    stats(insight).forEach((name, value) -> {
       if (!name.startsWith(RuleMetrics.PREFIX)) {
         samples.add(new MetricsEndpoint.Sample(name, "", value));
       }
     });
     samples.addAll(RuleMetrics.samples(service.ruleUsage()));
+    samples.addAll(InsightSamples.of(insight));
     for (CacheUsage.Disk disk : service.usage().disks()) {
       String labels = MetricsEndpoint.labels(Map.of("dir", disk.directory()));
       samples.add(new MetricsEndpoint.Sample("rubix_cache_disk_used_bytes", labels, disk.usedBytes()));
@@ -276,6 +288,17 @@ public final class BookKeeper implements AutoCloseable {
     }
   }
 
+  private ObjectName registerInsightBean() {
+    try {
+      ObjectName name = new ObjectName("io.rubix:type=CacheInsight,name=BookKeeper,port=" + port());
+      ManagementFactory.getPlatformMBeanServer().registerMBean(new CacheInsightBean(service), name);
+      return name;
+    } catch (JMException e) {
+      LOG.warn("Could not register the BookKeeper's cache insight JMX bean", e);
+      return null;
+    }
+  }
+
   @Override
   public void close() {
     if (transfer != null) {
@@ -294,11 +317,13 @@ public final class BookKeeper implements AutoCloseable {
     if (metrics != null) {
       metrics.close();
     }
-    if (beanName != null) {
-      try {
-        ManagementFactory.getPlatformMBeanServer().unregisterMBean(beanName);
-      } catch (JMException e) {
-        LOG.debug("Unregistering {} failed", beanName, e);
+    for (ObjectName name : new ObjectName[] {beanName, insightBeanName}) {
+      if (name != null) {
+        try {
+          ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
+        } catch (JMException e) {
+          LOG.debug("Unregistering {} failed", name, e);
+        }
       }
     }
     service.close();

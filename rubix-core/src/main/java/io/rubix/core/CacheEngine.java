@@ -6,6 +6,7 @@ import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.ClientConfig;
 import io.rubix.core.client.CounterReporter;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.insight.CacheInsightBean;
 import io.rubix.core.metadata.EmbeddedServices;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerReader;
@@ -21,10 +22,12 @@ import io.rubix.core.store.BlockStore;
 import io.rubix.core.store.CacheFiles;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.CacheInsights;
 import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -56,6 +59,8 @@ public final class CacheEngine implements Closeable {
   private final ExecutorService writeExecutor;
   private final ExecutorService vectoredExecutor;
   private final ObjectName beanName;
+  /** The in-process service's per-table counters and working-set estimate (embedded mode only; the daemon has its own). */
+  private final ObjectName insightBeanName;
   private final CachingInputStream.Factory streams = CachingInputStream.factory();
 
   private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name,
@@ -75,6 +80,7 @@ public final class CacheEngine implements Closeable {
     this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor, admission, peers);
     this.filler = reader.filler();
     this.beanName = config.jmxEnabled() ? register(name) : null;
+    this.insightBeanName = config.jmxEnabled() && service instanceof CacheInsights insights ? registerInsight(name, insights) : null;
   }
 
   /** An engine using this JVM's embedded metadata service for the configured cache directories. */
@@ -169,11 +175,13 @@ public final class CacheEngine implements Closeable {
       Thread.currentThread().interrupt();
     }
     store.close();
-    if (beanName != null) {
-      try {
-        ManagementFactory.getPlatformMBeanServer().unregisterMBean(beanName);
-      } catch (JMException e) {
-        LOG.debug("Unregistering {} failed", beanName, e);
+    for (ObjectName bean : new ObjectName[] {beanName, insightBeanName}) {
+      if (bean != null) {
+        try {
+          ManagementFactory.getPlatformMBeanServer().unregisterMBean(bean);
+        } catch (JMException e) {
+          LOG.debug("Unregistering {} failed", bean, e);
+        }
       }
     }
     try {
@@ -194,6 +202,23 @@ public final class CacheEngine implements Closeable {
       LOG.warn("Could not register the cache JMX bean for {}", name, e);
       return null;
     }
+  }
+
+  private ObjectName registerInsight(String name, CacheInsights insights) {
+    try {
+      ObjectName objectName = new ObjectName("io.rubix:type=CacheInsight,name=" + ObjectName.quote(name)
+          + ",id=" + Integer.toHexString(System.identityHashCode(this)));
+      ManagementFactory.getPlatformMBeanServer().registerMBean(new CacheInsightBean(insights), objectName);
+      return objectName;
+    } catch (JMException e) {
+      LOG.warn("Could not register the cache insight JMX bean for {}", name, e);
+      return null;
+    }
+  }
+
+  /** The per-table counters and working-set estimate of this engine's metadata service, when it reports them (embedded mode). */
+  public Optional<CacheInsights> insights() {
+    return service instanceof CacheInsights insights ? Optional.of(insights) : Optional.empty();
   }
 
   private static ExecutorService pool(String name, int threads) {

@@ -1,25 +1,39 @@
 package io.rubix.bookkeeper.cli;
 
 import io.rubix.bookkeeper.metrics.RuleMetrics;
+import io.rubix.core.client.UnknownCallException;
+import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
+import io.rubix.spi.metadata.TableStats;
+import io.rubix.spi.metadata.WorkingSetEstimate;
 import io.rubix.spi.thrift.TServiceInfo;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
-/** What the daemon answered at one moment: who it is, its space use, its counters and its largest files. */
+/**
+ * What the daemon answered at one moment: who it is, its space use, its counters, its largest files and
+ * its per-table counters and working-set estimate ({@code insight} is empty from a daemon older than them).
+ */
 record DaemonSnapshot(String address, TServiceInfo info, CacheUsage usage, Map<String, Long> counters, List<CachedFile> topFiles,
-    long takenAtMillis) {
+    Optional<CacheInsightReport> insight, long takenAtMillis) {
 
   static DaemonSnapshot take(DaemonOptions.Daemon daemon, int top) throws IOException {
     CacheUsage usage = daemon.client().usage();
     Map<String, Long> counters = new TreeMap<>(daemon.client().daemonStats());
     List<CachedFile> files = top > 0 ? daemon.client().topFiles(top) : List.of();
-    return new DaemonSnapshot(daemon.address(), daemon.info(), usage, counters, files, System.currentTimeMillis());
+    Optional<CacheInsightReport> insight;
+    try {
+      insight = Optional.of(daemon.client().insight());
+    } catch (UnknownCallException olderDaemon) {
+      insight = Optional.empty();
+    }
+    return new DaemonSnapshot(daemon.address(), daemon.info(), usage, counters, files, insight, System.currentTimeMillis());
   }
 
   long uptimeMillis() {
@@ -113,6 +127,44 @@ record DaemonSnapshot(String address, TServiceInfo info, CacheUsage usage, Map<S
       }
       root.put("topFiles", files);
     }
+    insight.ifPresent(report -> {
+      List<Object> tables = new ArrayList<>();
+      report.tables().forEach(table -> tables.add(toMap(table)));
+      root.put("tables", tables);
+      root.put("otherTables", toMap(report.other()));
+      root.put("workingSet", toMap(report.workingSet()));
+    });
     return root;
+  }
+
+  private static Map<String, Object> toMap(TableStats table) {
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("prefix", table.prefix());
+    entry.put("hitBlocks", table.hitBlocks());
+    entry.put("missBlocks", table.missBlocks());
+    entry.put("cachedBytes", table.cachedBytes());
+    entry.put("grantedBytes", table.grantedBytes());
+    entry.put("filledBytes", table.filledBytes());
+    entry.put("evictions", table.evictions());
+    entry.put("weightError", table.weightError());
+    return entry;
+  }
+
+  private static Map<String, Object> toMap(WorkingSetEstimate w) {
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("windowSeconds", w.windowMillis() / 1000);
+    entry.put("distinctBytes", w.distinctBytes());
+    entry.put("accessedBytes", w.accessedBytes());
+    entry.put("capacityBytes", w.capacityBytes());
+    entry.put("sampleRate", w.sampleRate());
+    entry.put("observedHitRatio", w.observedHitRatio());
+    Map<String, Object> shadow = new LinkedHashMap<>();
+    // null while unknown (JSON has no NaN)
+    shadow.put("0.5x", w.shadowKnown() ? w.shadowHitRatioHalf() : null);
+    shadow.put("1x", w.shadowKnown() ? w.shadowHitRatioOne() : null);
+    shadow.put("2x", w.shadowKnown() ? w.shadowHitRatioDouble() : null);
+    entry.put("shadowHitRatio", shadow);
+    entry.put("sampledAccesses", w.sampledAccesses());
+    return entry;
   }
 }

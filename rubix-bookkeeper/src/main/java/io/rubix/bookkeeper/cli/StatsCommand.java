@@ -18,7 +18,7 @@ final class StatsCommand implements Callable<Integer> {
   @Mixin
   DaemonOptions daemonOptions;
 
-  @Option(names = "--json", description = "One JSON object: node, block size, uptime, cache use per disk, counters (and top files with --top).")
+  @Option(names = "--json", description = "One JSON object: node, block size, uptime, cache use per disk, counters, per-table counters (tables, otherTables), the working-set estimate (workingSet), and top files with --top.")
   boolean json;
 
   @Option(names = "--top", paramLabel = "N", defaultValue = "0", description = "With --json, also list the N largest cached files. Default: ${DEFAULT-VALUE}.")

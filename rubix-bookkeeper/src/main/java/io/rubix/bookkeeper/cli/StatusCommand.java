@@ -1,10 +1,16 @@
 package io.rubix.bookkeeper.cli;
 
+import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
+import io.rubix.spi.metadata.TableStats;
+import io.rubix.spi.metadata.WorkingSetEstimate;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -26,6 +32,10 @@ final class StatusCommand implements Callable<Integer> {
 
   @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Largest cached files to list (0 for none; at most 1000). Default: ${DEFAULT-VALUE}.")
   int top;
+
+  @Option(names = "--tables", paramLabel = "N", defaultValue = "10",
+      description = "Tables (path prefixes, see rubix.cache.stats.prefix.depth) with the most bytes cached to list, then other (0 for none). Default: ${DEFAULT-VALUE}.")
+  int tables;
 
   /** The node's hit ratio from what the reading JVMs reported (see {@code rubix_engines_*}). */
   static String hitRatio(Map<String, Long> counters) {
@@ -78,6 +88,8 @@ final class StatusCommand implements Callable<Integer> {
         : "after " + Formats.duration(Duration.ofSeconds(idleSeconds)) + " unread: " + counters.getOrDefault("rubix_cache_expirations", 0L)
             + " object versions expired");
     out.println("  hit ratio   " + hitRatio(counters));
+    snapshot.insight().ifPresentOrElse(insight -> printInsight(out, insight, snapshot.capacityBytes()),
+        () -> out.println("  tables      (this daemon does not report tables: an older version)"));
     if (top > 0) {
       if (snapshot.topFiles().isEmpty()) {
         out.println("  top files   (cache is empty)");
@@ -90,5 +102,42 @@ final class StatusCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /** The working-set line (an operator can size the disks by it) and the top tables by bytes cached. */
+  private void printInsight(PrintWriter out, CacheInsightReport insight, long capacityBytes) {
+    WorkingSetEstimate w = insight.workingSet();
+    out.printf("  working set %s distinct in the last %s (%s of the capacity, %s)%n", Formats.bytes(w.distinctBytes()),
+        Formats.duration(Duration.ofMillis(w.windowMillis())), Formats.percent(w.distinctBytes(), capacityBytes), Formats.bytes(capacityBytes));
+    if (w.shadowKnown()) {
+      out.printf("  if sized    0.5x/1x/2x the capacity, an LRU cache would have hit %s/%s/%s of the bytes (this cache: %s, as the daemon counts)%n",
+          ratio(w.shadowHitRatioHalf()), ratio(w.shadowHitRatioOne()), ratio(w.shadowHitRatioDouble()), ratio(w.observedHitRatio()));
+    } else {
+      out.printf("  if sized    (not known yet: %d of %d block accesses sampled in the window; this cache: %s)%n", w.sampledAccesses(),
+          WorkingSetEstimate.MIN_SAMPLED_ACCESSES, ratio(w.observedHitRatio()));
+    }
+    if (tables <= 0) {
+      return;
+    }
+    List<TableStats> all = new ArrayList<>(insight.tables());
+    all.sort(Comparator.comparingLong(TableStats::cachedBytes).reversed().thenComparing(TableStats::prefix));
+    if (all.isEmpty() && insight.other().hitBlocks() + insight.other().missBlocks() == 0) {
+      out.println("  top tables  (no reads seen yet)");
+      return;
+    }
+    out.println("  top tables  (by bytes cached; hits/misses in blocks the daemon answered)");
+    for (TableStats table : all.subList(0, Math.min(tables, all.size()))) {
+      printTable(out, table);
+    }
+    printTable(out, insight.other());
+  }
+
+  private static void printTable(PrintWriter out, TableStats table) {
+    out.printf("    %10s  hit %6s (%d/%d)  %s filled, %d evictions  %s%n", Formats.bytes(table.cachedBytes()), ratio(table.hitRatio()),
+        table.hitBlocks(), table.hitBlocks() + table.missBlocks(), Formats.bytes(table.filledBytes()), table.evictions(), table.prefix());
+  }
+
+  private static String ratio(double ratio) {
+    return String.format(Locale.ROOT, "%.1f%%", 100 * ratio);
   }
 }

@@ -6,6 +6,7 @@ import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TBlockRange;
 import io.rubix.spi.thrift.TCacheException;
+import io.rubix.spi.thrift.TCacheInsight;
 import io.rubix.spi.thrift.TCacheUsage;
 import io.rubix.spi.thrift.TCachedFile;
 import io.rubix.spi.thrift.TObjectVersion;
@@ -152,5 +153,10 @@ public final class AsyncBookKeeperHandler implements BookKeeperService.AsyncIfac
       handler.reportCounters(deltas);
       return null;
     });
+  }
+
+  @Override
+  public void insight(AsyncMethodCallback<TCacheInsight> callback) {
+    answer(callback, handler::insight);
   }
 }

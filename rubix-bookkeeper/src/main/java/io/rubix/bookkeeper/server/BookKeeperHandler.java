@@ -3,9 +3,11 @@ package io.rubix.bookkeeper.server;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.spi.metadata.CacheAdministration;
+import io.rubix.spi.metadata.CacheInsights;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TBlockRange;
+import io.rubix.spi.thrift.TCacheInsight;
 import io.rubix.spi.thrift.TCacheException;
 import io.rubix.spi.thrift.TCacheUsage;
 import io.rubix.spi.thrift.TCachedFile;
@@ -31,16 +33,18 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
 
   private final CacheMetadataService service;
   private final CacheAdministration administration;
+  private final CacheInsights insights;
   private final TServiceInfo info;
   private final ServerCounters counters;
   private final Supplier<Map<String, Long>> stats;
   private final EngineCounters engineCounters;
 
-  public <S extends CacheMetadataService & CacheAdministration> BookKeeperHandler(S service, TServiceInfo info, ServerCounters counters,
-      Supplier<Map<String, Long>> stats, EngineCounters engineCounters) {
+  public <S extends CacheMetadataService & CacheAdministration & CacheInsights> BookKeeperHandler(S service, TServiceInfo info,
+      ServerCounters counters, Supplier<Map<String, Long>> stats, EngineCounters engineCounters) {
     this.engineCounters = requireNonNull(engineCounters, "engineCounters is null");
     this.service = requireNonNull(service, "service is null");
     this.administration = service;
+    this.insights = service;
     this.info = requireNonNull(info, "info is null");
     this.counters = requireNonNull(counters, "counters is null");
     this.stats = requireNonNull(stats, "stats is null");
@@ -140,6 +144,11 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
       engineCounters.add(deltas);
       return null;
     });
+  }
+
+  @Override
+  public TCacheInsight insight() throws TCacheException {
+    return guard("insight", () -> ThriftCodec.toThrift(insights.insight()));
   }
 
   @FunctionalInterface

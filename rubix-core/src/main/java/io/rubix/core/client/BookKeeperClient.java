@@ -7,6 +7,7 @@ import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheAdministration;
+import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
@@ -183,6 +184,16 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
   @Override
   public List<CachedFile> topFiles(int limit) throws IOException {
     return ThriftCodec.fromThriftFiles(call(c -> c.topFiles(limit)));
+  }
+
+  /**
+   * The daemon's per-table counters and working-set estimate. Not a {@code CacheInsights}:
+   * a reading JVM has no use for them, only tools ask.
+   *
+   * @throws UnknownCallException when the daemon is older than the call
+   */
+  public CacheInsightReport insight() throws IOException {
+    return ThriftCodec.fromThrift(call(BookKeeperService.Client::insight));
   }
 
   @Override

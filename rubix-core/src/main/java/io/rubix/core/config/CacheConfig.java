@@ -39,7 +39,8 @@ public record CacheConfig(
     long tailMemorySize,
     int statusCacheEntries,
     boolean jmxEnabled,
-    CacheRules rules) {
+    CacheRules rules,
+    InsightConfig insight) {
 
   public static final int MIN_BLOCK_SIZE = 4096;
   public static final int MAX_BLOCK_SIZE = 256 << 20;
@@ -56,6 +57,7 @@ public record CacheConfig(
     requireNonNull(inFlightPolicy, "inFlightPolicy is null");
     requireNonNull(inFlightWaitTimeout, "inFlightWaitTimeout is null");
     requireNonNull(rules, "rules is null");
+    requireNonNull(insight, "insight is null");
     if (enabled && cacheDirs.isEmpty()) {
       throw new InvalidConfigException(CacheKeys.DIRS, "", "at least one cache directory (set " + CacheKeys.DIRS.name()
           + " or " + CacheKeys.DIR_PREFIX_LIST.name() + ", or set " + CacheKeys.ENABLED.name() + "=false)");
@@ -98,7 +100,8 @@ public record CacheConfig(
         reader.getBytes(CacheKeys.TAIL_MEMORY, 0, 1L << 34),
         reader.getInt(CacheKeys.STATUS_CACHE_ENTRIES, 1, 100_000_000),
         reader.getBoolean(CacheKeys.JMX_ENABLED),
-        CacheRules.from(reader));
+        CacheRules.from(reader),
+        InsightConfig.from(reader));
   }
 
   /** {@code rubix.cache.block.size}, 4k to 256m: the one parse of it, for components that need the block size alone (a probe, a split size check). */

@@ -6,12 +6,17 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.EvictionPolicy;
+import io.rubix.core.config.InsightConfig;
+import io.rubix.core.insight.CacheInsight;
+import io.rubix.core.insight.CachedBytes;
 
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheAdministration;
+import io.rubix.spi.metadata.CacheInsightReport;
+import io.rubix.spi.metadata.CacheInsights;
 import io.rubix.spi.metadata.CacheMetadataService;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
@@ -72,7 +77,7 @@ import org.slf4j.LoggerFactory;
  * and every request and resource is bounded: {@link #MAX_BLOCKS_PER_CALL} blocks per call, and
  * {@code maxObjects} tracked versions, beyond which the least recently used object is evicted.
  */
-public final class InProcessMetadataService implements CacheMetadataService, CacheAdministration {
+public final class InProcessMetadataService implements CacheMetadataService, CacheAdministration, CacheInsights {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessMetadataService.class);
   /** {@code rubix.cache.max.objects} when the caller does not say. */
   public static final long DEFAULT_MAX_OBJECTS = Long.parseLong(CacheKeys.MAX_OBJECTS.defaultValue());
@@ -83,6 +88,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final MetadataJournal journal;
   private final ObjectFiles files;
   private final long maxObjects;
+  /** Counters per table and the working-set estimate: told of every answer, commit and eviction (its own lock). */
+  private final CacheInsight insight;
   private final IdleExpiry idleExpiry;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -123,7 +130,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public static InProcessMetadataService forDirectories(CacheConfig config, List<Path> roots, MetadataJournal journal) {
     List<Long> capacities = roots.stream().map(root -> DiskCapacity.of(config, root)).toList();
     InProcessMetadataService service = new InProcessMetadataService(config.blockSize(), roots, capacities, config.leaseTimeout(), System::nanoTime,
-        journal, config.maxObjects(), config.evictionPolicy(), config.expireAfterIdle(), System::currentTimeMillis, config.rules());
+        journal, config.maxObjects(), config.evictionPolicy(), config.expireAfterIdle(), System::currentTimeMillis, config.rules(),
+        config.insight());
     service.startIdleSweeps();
     return service;
   }
@@ -192,6 +200,14 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
       MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, Duration expireAfterIdle, LongSupplier wallMillis, CacheRules rules) {
+    this(blockSize, roots, capacities, leaseTimeout, nanoClock, journal, maxObjects, evictionPolicy, expireAfterIdle, wallMillis, rules,
+        InsightConfig.defaults());
+  }
+
+  /** A service as above that reports per table and estimates the working set as {@code insightConfig} says. */
+  public InProcessMetadataService(int blockSize, List<Path> roots, List<Long> capacities, Duration leaseTimeout, LongSupplier nanoClock,
+      MetadataJournal journal, long maxObjects, EvictionPolicy evictionPolicy, Duration expireAfterIdle, LongSupplier wallMillis, CacheRules rules,
+      InsightConfig insightConfig) {
     if (maxObjects < 1) {
       throw new IllegalArgumentException("maxObjects must be positive: " + maxObjects);
     }
@@ -209,6 +225,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.journal = requireNonNull(journal, "journal is null");
     this.files = new ObjectFiles(journal, blockSize);
     this.idleExpiry = new IdleExpiry(expireAfterIdle, wallMillis);
+    long capacity = capacities.stream().mapToLong(Long::longValue).reduce(0, (a, b) -> a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b);
+    this.insight = new CacheInsight(insightConfig, blockSize, capacity, nanoClock);
     recover();
   }
 
@@ -447,19 +465,29 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) {
     checkRange(version, firstBlock, endBlock);
+    BlockRange range;
     lock.lock();
     try {
       expireLeases();
       CachedObject object = touch(version);
       space.accessed(version, firstBlock, object);
-      return describe(version, object, firstBlock, endBlock, null);
+      range = describe(version, object, firstBlock, endBlock, null);
     } finally {
       lock.unlock();
     }
+    insight.answered(range, false);
+    return range;
   }
 
   @Override
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
+    BlockRange range = grant(version, firstBlock, endBlock);
+    insight.answered(range, true);
+    return range;
+  }
+
+  /** {@link #acquire}: grants what it can of {@code [firstBlock, endBlock)}. */
+  private BlockRange grant(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     checkRange(version, firstBlock, endBlock);
     List<CachedObject> evicted = new ArrayList<>();
     CachedObject created = null;
@@ -638,6 +666,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           drop(candidate);
           evicted.add(candidate);
           evictions++;
+          insight.evicted(candidate.version);
           return true;
         }
       }
@@ -710,6 +739,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.published.set(accepted[i]);
         object.crc32c[accepted[i]] = acceptedCrcs[i];
       }
+      insight.filled(object.version, accepted, published);
       leases.finishIfDone(lease);
       inFlightChanged();
       return published;
@@ -999,6 +1029,34 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return dropped.size();
   }
 
+  /** Per-table counters with the bytes each table holds now, and the working-set estimate. */
+  @Override
+  public CacheInsightReport insight() {
+    List<CachedBytes> cached = new ArrayList<>();
+    lock.lock();
+    try {
+      for (CachedObject object : objects.values()) {
+        long bytes = publishedBytes(object);
+        if (bytes > 0) {
+          cached.add(new CachedBytes(object.version.path(), bytes));
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    return insight.report(cached);
+  }
+
+  @GuardedBy("lock")
+  private long publishedBytes(CachedObject object) {
+    long bytes = (long) object.published.cardinality() * blockSize;
+    int last = object.crc32c.length - 1;
+    if (last >= 0 && object.published.get(last)) {
+      bytes -= blockSize - object.blockLength(last);
+    }
+    return bytes;
+  }
+
   @Override
   public CacheUsage usage() {
     lock.lock();
@@ -1058,6 +1116,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       drop(victim);
       evicted.add(victim);
       evictions++;
+      insight.evicted(victim.version);
     }
     return true;
   }
@@ -1074,6 +1133,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       evicted.add(victim);
       evictions++;
       rule.evictions++;
+      insight.evicted(victim.version);
     }
     return true;
   }

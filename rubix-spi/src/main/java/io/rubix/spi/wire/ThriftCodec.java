@@ -2,13 +2,19 @@ package io.rubix.spi.wire;
 
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CachedFile;
 import io.rubix.spi.metadata.CacheUsage;
+import io.rubix.spi.metadata.TableStats;
+import io.rubix.spi.metadata.WorkingSetEstimate;
 import io.rubix.spi.thrift.TBlockRange;
+import io.rubix.spi.thrift.TCacheInsight;
 import io.rubix.spi.thrift.TCacheUsage;
 import io.rubix.spi.thrift.TCachedFile;
 import io.rubix.spi.thrift.TDiskUsage;
 import io.rubix.spi.thrift.TObjectVersion;
+import io.rubix.spi.thrift.TTableStats;
+import io.rubix.spi.thrift.TWorkingSet;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,5 +115,37 @@ public final class ThriftCodec {
     byte[] bytes = new byte[copy.remaining()];
     copy.get(bytes);
     return bytes;
+  }
+
+  public static TCacheInsight toThrift(CacheInsightReport report) {
+    List<TTableStats> tables = new ArrayList<>(report.tables().size());
+    for (TableStats table : report.tables()) {
+      tables.add(toThrift(table));
+    }
+    WorkingSetEstimate w = report.workingSet();
+    return new TCacheInsight(tables, toThrift(report.other()), new TWorkingSet(w.windowMillis(), w.distinctBytes(), w.capacityBytes(),
+        w.sampleRate(), w.accessedBytes(), w.observedHitRatio(), w.shadowHitRatioHalf(), w.shadowHitRatioOne(), w.shadowHitRatioDouble(),
+        w.sampledAccesses()));
+  }
+
+  public static CacheInsightReport fromThrift(TCacheInsight insight) {
+    List<TableStats> tables = new ArrayList<>(insight.getTablesSize());
+    for (TTableStats table : insight.getTables()) {
+      tables.add(fromThrift(table));
+    }
+    TWorkingSet w = insight.getWorkingSet();
+    return new CacheInsightReport(tables, fromThrift(insight.getOther()), new WorkingSetEstimate(w.getWindowMillis(), w.getDistinctBytes(),
+        w.getCapacityBytes(), w.getSampleRate(), w.getAccessedBytes(), w.getObservedHitRatio(), w.getShadowHitRatioHalf(), w.getShadowHitRatioOne(),
+        w.getShadowHitRatioDouble(), w.getSampledAccesses()));
+  }
+
+  private static TTableStats toThrift(TableStats t) {
+    return new TTableStats(t.prefix(), t.hitBlocks(), t.missBlocks(), t.cachedBytes(), t.grantedBytes(), t.filledBytes(), t.evictions(),
+        t.weightError());
+  }
+
+  private static TableStats fromThrift(TTableStats t) {
+    return new TableStats(t.getPrefix(), t.getHitBlocks(), t.getMissBlocks(), t.getCachedBytes(), t.getGrantedBytes(), t.getFilledBytes(),
+        t.getEvictions(), t.getWeightError());
   }
 }

@@ -55,6 +55,12 @@ public class BookKeeperService {
      */
     public void reportCounters(java.util.Map<java.lang.String,java.lang.Long> deltas) throws TCacheException, org.apache.thrift.TException;
 
+    /**
+     * Per-table counters and the working-set estimate. Added after protocol 1 without a version bump:
+     * older clients never call it; a daemon older than it answers TApplicationException UNKNOWN_METHOD.
+     */
+    public TCacheInsight insight() throws TCacheException, org.apache.thrift.TException;
+
   }
 
   public interface AsyncIface {
@@ -86,6 +92,8 @@ public class BookKeeperService {
     public void clear(org.apache.thrift.async.AsyncMethodCallback<java.lang.Integer> resultHandler) throws org.apache.thrift.TException;
 
     public void reportCounters(java.util.Map<java.lang.String,java.lang.Long> deltas, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
+
+    public void insight(org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler) throws org.apache.thrift.TException;
 
   }
 
@@ -474,6 +482,32 @@ public class BookKeeperService {
         throw result.e;
       }
       return;
+    }
+
+    @Override
+    public TCacheInsight insight() throws TCacheException, org.apache.thrift.TException
+    {
+      send_insight();
+      return recv_insight();
+    }
+
+    public void send_insight() throws org.apache.thrift.TException
+    {
+      insight_args args = new insight_args();
+      sendBase("insight", args);
+    }
+
+    public TCacheInsight recv_insight() throws TCacheException, org.apache.thrift.TException
+    {
+      insight_result result = new insight_result();
+      receiveBase(result, "insight");
+      if (result.isSetSuccess()) {
+        return result.success;
+      }
+      if (result.e != null) {
+        throw result.e;
+      }
+      throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "insight failed: unknown result");
     }
 
   }
@@ -1013,6 +1047,38 @@ public class BookKeeperService {
       }
     }
 
+    @Override
+    public void insight(org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      insight_call method_call = new insight_call(resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class insight_call extends org.apache.thrift.async.TAsyncMethodCall<TCacheInsight> {
+      public insight_call(org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("insight", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        insight_args args = new insight_args();
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public TCacheInsight getResult() throws TCacheException, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        return (new Client(prot)).recv_insight();
+      }
+    }
+
   }
 
   public static class Processor<I extends Iface> extends org.apache.thrift.TBaseProcessor<I> implements org.apache.thrift.TProcessor {
@@ -1040,6 +1106,7 @@ public class BookKeeperService {
       processMap.put("topFiles", new topFiles());
       processMap.put("clear", new clear());
       processMap.put("reportCounters", new reportCounters());
+      processMap.put("insight", new insight());
       return processMap;
     }
 
@@ -1482,6 +1549,38 @@ public class BookKeeperService {
       }
     }
 
+    public static class insight<I extends Iface> extends org.apache.thrift.ProcessFunction<I, insight_args> {
+      public insight() {
+        super("insight");
+      }
+
+      @Override
+      public insight_args getEmptyArgsInstance() {
+        return new insight_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public insight_result getResult(I iface, insight_args args) throws org.apache.thrift.TException {
+        insight_result result = new insight_result();
+        try {
+          result.success = iface.insight();
+        } catch (TCacheException e) {
+          result.e = e;
+        }
+        return result;
+      }
+    }
+
   }
 
   public static class AsyncProcessor<I extends AsyncIface> extends org.apache.thrift.TBaseAsyncProcessor<I> {
@@ -1509,6 +1608,7 @@ public class BookKeeperService {
       processMap.put("topFiles", new topFiles());
       processMap.put("clear", new clear());
       processMap.put("reportCounters", new reportCounters());
+      processMap.put("insight", new insight());
       return processMap;
     }
 
@@ -2490,6 +2590,77 @@ public class BookKeeperService {
       @Override
       public void start(I iface, reportCounters_args args, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
         iface.reportCounters(args.deltas,resultHandler);
+      }
+    }
+
+    public static class insight<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, insight_args, TCacheInsight> {
+      public insight() {
+        super("insight");
+      }
+
+      @Override
+      public insight_args getEmptyArgsInstance() {
+        return new insight_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<TCacheInsight>() { 
+          @Override
+          public void onComplete(TCacheInsight o) {
+            insight_result result = new insight_result();
+            result.success = o;
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            insight_result result = new insight_result();
+            if (e instanceof TCacheException) {
+              result.e = (TCacheException) e;
+              result.setEIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, insight_args args, org.apache.thrift.async.AsyncMethodCallback<TCacheInsight> resultHandler) throws org.apache.thrift.TException {
+        iface.insight(resultHandler);
       }
     }
 
@@ -5798,13 +5969,13 @@ public class BookKeeperService {
             case 2: // BLOCKS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list8 = iprot.readListBegin();
-                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list8.size);
-                  int _elem9;
-                  for (int _i10 = 0; _i10 < _list8.size; ++_i10)
+                  org.apache.thrift.protocol.TList _list16 = iprot.readListBegin();
+                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list16.size);
+                  int _elem17;
+                  for (int _i18 = 0; _i18 < _list16.size; ++_i18)
                   {
-                    _elem9 = iprot.readI32();
-                    struct.blocks.add(_elem9);
+                    _elem17 = iprot.readI32();
+                    struct.blocks.add(_elem17);
                   }
                   iprot.readListEnd();
                 }
@@ -5816,13 +5987,13 @@ public class BookKeeperService {
             case 3: // CRC32C
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list11 = iprot.readListBegin();
-                  struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list11.size);
-                  int _elem12;
-                  for (int _i13 = 0; _i13 < _list11.size; ++_i13)
+                  org.apache.thrift.protocol.TList _list19 = iprot.readListBegin();
+                  struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list19.size);
+                  int _elem20;
+                  for (int _i21 = 0; _i21 < _list19.size; ++_i21)
                   {
-                    _elem12 = iprot.readI32();
-                    struct.crc32c.add(_elem12);
+                    _elem20 = iprot.readI32();
+                    struct.crc32c.add(_elem20);
                   }
                   iprot.readListEnd();
                 }
@@ -5854,9 +6025,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(BLOCKS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.blocks.size()));
-            for (int _iter14 : struct.blocks)
+            for (int _iter22 : struct.blocks)
             {
-              oprot.writeI32(_iter14);
+              oprot.writeI32(_iter22);
             }
             oprot.writeListEnd();
           }
@@ -5866,9 +6037,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(CRC32C_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.crc32c.size()));
-            for (int _iter15 : struct.crc32c)
+            for (int _iter23 : struct.crc32c)
             {
-              oprot.writeI32(_iter15);
+              oprot.writeI32(_iter23);
             }
             oprot.writeListEnd();
           }
@@ -5909,18 +6080,18 @@ public class BookKeeperService {
         if (struct.isSetBlocks()) {
           {
             oprot.writeI32(struct.blocks.size());
-            for (int _iter16 : struct.blocks)
+            for (int _iter24 : struct.blocks)
             {
-              oprot.writeI32(_iter16);
+              oprot.writeI32(_iter24);
             }
           }
         }
         if (struct.isSetCrc32c()) {
           {
             oprot.writeI32(struct.crc32c.size());
-            for (int _iter17 : struct.crc32c)
+            for (int _iter25 : struct.crc32c)
             {
-              oprot.writeI32(_iter17);
+              oprot.writeI32(_iter25);
             }
           }
         }
@@ -5936,26 +6107,26 @@ public class BookKeeperService {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list18 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list18.size);
-            int _elem19;
-            for (int _i20 = 0; _i20 < _list18.size; ++_i20)
+            org.apache.thrift.protocol.TList _list26 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list26.size);
+            int _elem27;
+            for (int _i28 = 0; _i28 < _list26.size; ++_i28)
             {
-              _elem19 = iprot.readI32();
-              struct.blocks.add(_elem19);
+              _elem27 = iprot.readI32();
+              struct.blocks.add(_elem27);
             }
           }
           struct.setBlocksIsSet(true);
         }
         if (incoming.get(2)) {
           {
-            org.apache.thrift.protocol.TList _list21 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list21.size);
-            int _elem22;
-            for (int _i23 = 0; _i23 < _list21.size; ++_i23)
+            org.apache.thrift.protocol.TList _list29 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list29.size);
+            int _elem30;
+            for (int _i31 = 0; _i31 < _list29.size; ++_i31)
             {
-              _elem22 = iprot.readI32();
-              struct.crc32c.add(_elem22);
+              _elem30 = iprot.readI32();
+              struct.crc32c.add(_elem30);
             }
           }
           struct.setCrc32cIsSet(true);
@@ -6939,13 +7110,13 @@ public class BookKeeperService {
             case 2: // BLOCKS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list24 = iprot.readListBegin();
-                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list24.size);
-                  int _elem25;
-                  for (int _i26 = 0; _i26 < _list24.size; ++_i26)
+                  org.apache.thrift.protocol.TList _list32 = iprot.readListBegin();
+                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list32.size);
+                  int _elem33;
+                  for (int _i34 = 0; _i34 < _list32.size; ++_i34)
                   {
-                    _elem25 = iprot.readI32();
-                    struct.blocks.add(_elem25);
+                    _elem33 = iprot.readI32();
+                    struct.blocks.add(_elem33);
                   }
                   iprot.readListEnd();
                 }
@@ -6985,9 +7156,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(BLOCKS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.blocks.size()));
-            for (int _iter27 : struct.blocks)
+            for (int _iter35 : struct.blocks)
             {
-              oprot.writeI32(_iter27);
+              oprot.writeI32(_iter35);
             }
             oprot.writeListEnd();
           }
@@ -7031,9 +7202,9 @@ public class BookKeeperService {
         if (struct.isSetBlocks()) {
           {
             oprot.writeI32(struct.blocks.size());
-            for (int _iter28 : struct.blocks)
+            for (int _iter36 : struct.blocks)
             {
-              oprot.writeI32(_iter28);
+              oprot.writeI32(_iter36);
             }
           }
         }
@@ -7052,13 +7223,13 @@ public class BookKeeperService {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list29 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list29.size);
-            int _elem30;
-            for (int _i31 = 0; _i31 < _list29.size; ++_i31)
+            org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list37.size);
+            int _elem38;
+            for (int _i39 = 0; _i39 < _list37.size; ++_i39)
             {
-              _elem30 = iprot.readI32();
-              struct.blocks.add(_elem30);
+              _elem38 = iprot.readI32();
+              struct.blocks.add(_elem38);
             }
           }
           struct.setBlocksIsSet(true);
@@ -12347,15 +12518,15 @@ public class BookKeeperService {
             case 0: // SUCCESS
               if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
                 {
-                  org.apache.thrift.protocol.TMap _map32 = iprot.readMapBegin();
-                  struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map32.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _key33;
-                  long _val34;
-                  for (int _i35 = 0; _i35 < _map32.size; ++_i35)
+                  org.apache.thrift.protocol.TMap _map40 = iprot.readMapBegin();
+                  struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map40.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _key41;
+                  long _val42;
+                  for (int _i43 = 0; _i43 < _map40.size; ++_i43)
                   {
-                    _key33 = iprot.readString();
-                    _val34 = iprot.readI64();
-                    struct.success.put(_key33, _val34);
+                    _key41 = iprot.readString();
+                    _val42 = iprot.readI64();
+                    struct.success.put(_key41, _val42);
                   }
                   iprot.readMapEnd();
                 }
@@ -12384,10 +12555,10 @@ public class BookKeeperService {
           oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
           {
             oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64, struct.success.size()));
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter36 : struct.success.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter44 : struct.success.entrySet())
             {
-              oprot.writeString(_iter36.getKey());
-              oprot.writeI64(_iter36.getValue());
+              oprot.writeString(_iter44.getKey());
+              oprot.writeI64(_iter44.getValue());
             }
             oprot.writeMapEnd();
           }
@@ -12419,10 +12590,10 @@ public class BookKeeperService {
         if (struct.isSetSuccess()) {
           {
             oprot.writeI32(struct.success.size());
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter37 : struct.success.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter45 : struct.success.entrySet())
             {
-              oprot.writeString(_iter37.getKey());
-              oprot.writeI64(_iter37.getValue());
+              oprot.writeString(_iter45.getKey());
+              oprot.writeI64(_iter45.getValue());
             }
           }
         }
@@ -12434,15 +12605,15 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TMap _map38 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
-            struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map38.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _key39;
-            long _val40;
-            for (int _i41 = 0; _i41 < _map38.size; ++_i41)
+            org.apache.thrift.protocol.TMap _map46 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
+            struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map46.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _key47;
+            long _val48;
+            for (int _i49 = 0; _i49 < _map46.size; ++_i49)
             {
-              _key39 = iprot.readString();
-              _val40 = iprot.readI64();
-              struct.success.put(_key39, _val40);
+              _key47 = iprot.readString();
+              _val48 = iprot.readI64();
+              struct.success.put(_key47, _val48);
             }
           }
           struct.setSuccessIsSet(true);
@@ -13240,14 +13411,14 @@ public class BookKeeperService {
             case 0: // SUCCESS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list42 = iprot.readListBegin();
-                  struct.success = new java.util.ArrayList<TCachedFile>(_list42.size);
-                  @org.apache.thrift.annotation.Nullable TCachedFile _elem43;
-                  for (int _i44 = 0; _i44 < _list42.size; ++_i44)
+                  org.apache.thrift.protocol.TList _list50 = iprot.readListBegin();
+                  struct.success = new java.util.ArrayList<TCachedFile>(_list50.size);
+                  @org.apache.thrift.annotation.Nullable TCachedFile _elem51;
+                  for (int _i52 = 0; _i52 < _list50.size; ++_i52)
                   {
-                    _elem43 = new TCachedFile();
-                    _elem43.read(iprot);
-                    struct.success.add(_elem43);
+                    _elem51 = new TCachedFile();
+                    _elem51.read(iprot);
+                    struct.success.add(_elem51);
                   }
                   iprot.readListEnd();
                 }
@@ -13285,9 +13456,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.success.size()));
-            for (TCachedFile _iter45 : struct.success)
+            for (TCachedFile _iter53 : struct.success)
             {
-              _iter45.write(oprot);
+              _iter53.write(oprot);
             }
             oprot.writeListEnd();
           }
@@ -13327,9 +13498,9 @@ public class BookKeeperService {
         if (struct.isSetSuccess()) {
           {
             oprot.writeI32(struct.success.size());
-            for (TCachedFile _iter46 : struct.success)
+            for (TCachedFile _iter54 : struct.success)
             {
-              _iter46.write(oprot);
+              _iter54.write(oprot);
             }
           }
         }
@@ -13344,14 +13515,14 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list47 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-            struct.success = new java.util.ArrayList<TCachedFile>(_list47.size);
-            @org.apache.thrift.annotation.Nullable TCachedFile _elem48;
-            for (int _i49 = 0; _i49 < _list47.size; ++_i49)
+            org.apache.thrift.protocol.TList _list55 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+            struct.success = new java.util.ArrayList<TCachedFile>(_list55.size);
+            @org.apache.thrift.annotation.Nullable TCachedFile _elem56;
+            for (int _i57 = 0; _i57 < _list55.size; ++_i57)
             {
-              _elem48 = new TCachedFile();
-              _elem48.read(iprot);
-              struct.success.add(_elem48);
+              _elem56 = new TCachedFile();
+              _elem56.read(iprot);
+              struct.success.add(_elem56);
             }
           }
           struct.setSuccessIsSet(true);
@@ -14440,15 +14611,15 @@ public class BookKeeperService {
             case 1: // DELTAS
               if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
                 {
-                  org.apache.thrift.protocol.TMap _map50 = iprot.readMapBegin();
-                  struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map50.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _key51;
-                  long _val52;
-                  for (int _i53 = 0; _i53 < _map50.size; ++_i53)
+                  org.apache.thrift.protocol.TMap _map58 = iprot.readMapBegin();
+                  struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map58.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _key59;
+                  long _val60;
+                  for (int _i61 = 0; _i61 < _map58.size; ++_i61)
                   {
-                    _key51 = iprot.readString();
-                    _val52 = iprot.readI64();
-                    struct.deltas.put(_key51, _val52);
+                    _key59 = iprot.readString();
+                    _val60 = iprot.readI64();
+                    struct.deltas.put(_key59, _val60);
                   }
                   iprot.readMapEnd();
                 }
@@ -14477,10 +14648,10 @@ public class BookKeeperService {
           oprot.writeFieldBegin(DELTAS_FIELD_DESC);
           {
             oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64, struct.deltas.size()));
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter54 : struct.deltas.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter62 : struct.deltas.entrySet())
             {
-              oprot.writeString(_iter54.getKey());
-              oprot.writeI64(_iter54.getValue());
+              oprot.writeString(_iter62.getKey());
+              oprot.writeI64(_iter62.getValue());
             }
             oprot.writeMapEnd();
           }
@@ -14512,10 +14683,10 @@ public class BookKeeperService {
         if (struct.isSetDeltas()) {
           {
             oprot.writeI32(struct.deltas.size());
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter55 : struct.deltas.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter63 : struct.deltas.entrySet())
             {
-              oprot.writeString(_iter55.getKey());
-              oprot.writeI64(_iter55.getValue());
+              oprot.writeString(_iter63.getKey());
+              oprot.writeI64(_iter63.getValue());
             }
           }
         }
@@ -14527,15 +14698,15 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TMap _map56 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
-            struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map56.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _key57;
-            long _val58;
-            for (int _i59 = 0; _i59 < _map56.size; ++_i59)
+            org.apache.thrift.protocol.TMap _map64 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
+            struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map64.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _key65;
+            long _val66;
+            for (int _i67 = 0; _i67 < _map64.size; ++_i67)
             {
-              _key57 = iprot.readString();
-              _val58 = iprot.readI64();
-              struct.deltas.put(_key57, _val58);
+              _key65 = iprot.readString();
+              _val66 = iprot.readI64();
+              struct.deltas.put(_key65, _val66);
             }
           }
           struct.setDeltasIsSet(true);
@@ -14916,6 +15087,762 @@ public class BookKeeperService {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
+          struct.e = new TCacheException();
+          struct.e.read(iprot);
+          struct.setEIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class insight_args implements org.apache.thrift.TBase<insight_args, insight_args._Fields>, java.io.Serializable, Cloneable, Comparable<insight_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("insight_args");
+
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new insight_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new insight_argsTupleSchemeFactory();
+
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+;
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(insight_args.class, metaDataMap);
+    }
+
+    public insight_args() {
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public insight_args(insight_args other) {
+    }
+
+    @Override
+    public insight_args deepCopy() {
+      return new insight_args(this);
+    }
+
+    @Override
+    public void clear() {
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof insight_args)
+        return this.equals((insight_args)that);
+      return false;
+    }
+
+    public boolean equals(insight_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(insight_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("insight_args(");
+      boolean first = true;
+
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class insight_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public insight_argsStandardScheme getScheme() {
+        return new insight_argsStandardScheme();
+      }
+    }
+
+    private static class insight_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<insight_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, insight_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, insight_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class insight_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public insight_argsTupleScheme getScheme() {
+        return new insight_argsTupleScheme();
+      }
+    }
+
+    private static class insight_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<insight_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, insight_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, insight_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class insight_result implements org.apache.thrift.TBase<insight_result, insight_result._Fields>, java.io.Serializable, Cloneable, Comparable<insight_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("insight_result");
+
+    private static final org.apache.thrift.protocol.TField SUCCESS_FIELD_DESC = new org.apache.thrift.protocol.TField("success", org.apache.thrift.protocol.TType.STRUCT, (short)0);
+    private static final org.apache.thrift.protocol.TField E_FIELD_DESC = new org.apache.thrift.protocol.TField("e", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new insight_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new insight_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable TCacheInsight success; // required
+    public @org.apache.thrift.annotation.Nullable TCacheException e; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      SUCCESS((short)0, "success"),
+      E((short)1, "e");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 0: // SUCCESS
+            return SUCCESS;
+          case 1: // E
+            return E;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.SUCCESS, new org.apache.thrift.meta_data.FieldMetaData("success", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, TCacheInsight.class)));
+      tmpMap.put(_Fields.E, new org.apache.thrift.meta_data.FieldMetaData("e", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, TCacheException.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(insight_result.class, metaDataMap);
+    }
+
+    public insight_result() {
+    }
+
+    public insight_result(
+      TCacheInsight success,
+      TCacheException e)
+    {
+      this();
+      this.success = success;
+      this.e = e;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public insight_result(insight_result other) {
+      if (other.isSetSuccess()) {
+        this.success = new TCacheInsight(other.success);
+      }
+      if (other.isSetE()) {
+        this.e = new TCacheException(other.e);
+      }
+    }
+
+    @Override
+    public insight_result deepCopy() {
+      return new insight_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.success = null;
+      this.e = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public TCacheInsight getSuccess() {
+      return this.success;
+    }
+
+    public insight_result setSuccess(@org.apache.thrift.annotation.Nullable TCacheInsight success) {
+      this.success = success;
+      return this;
+    }
+
+    public void unsetSuccess() {
+      this.success = null;
+    }
+
+    /** Returns true if field success is set (has been assigned a value) and false otherwise */
+    public boolean isSetSuccess() {
+      return this.success != null;
+    }
+
+    public void setSuccessIsSet(boolean value) {
+      if (!value) {
+        this.success = null;
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public TCacheException getE() {
+      return this.e;
+    }
+
+    public insight_result setE(@org.apache.thrift.annotation.Nullable TCacheException e) {
+      this.e = e;
+      return this;
+    }
+
+    public void unsetE() {
+      this.e = null;
+    }
+
+    /** Returns true if field e is set (has been assigned a value) and false otherwise */
+    public boolean isSetE() {
+      return this.e != null;
+    }
+
+    public void setEIsSet(boolean value) {
+      if (!value) {
+        this.e = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case SUCCESS:
+        if (value == null) {
+          unsetSuccess();
+        } else {
+          setSuccess((TCacheInsight)value);
+        }
+        break;
+
+      case E:
+        if (value == null) {
+          unsetE();
+        } else {
+          setE((TCacheException)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case SUCCESS:
+        return getSuccess();
+
+      case E:
+        return getE();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case SUCCESS:
+        return isSetSuccess();
+      case E:
+        return isSetE();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof insight_result)
+        return this.equals((insight_result)that);
+      return false;
+    }
+
+    public boolean equals(insight_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_success = true && this.isSetSuccess();
+      boolean that_present_success = true && that.isSetSuccess();
+      if (this_present_success || that_present_success) {
+        if (!(this_present_success && that_present_success))
+          return false;
+        if (!this.success.equals(that.success))
+          return false;
+      }
+
+      boolean this_present_e = true && this.isSetE();
+      boolean that_present_e = true && that.isSetE();
+      if (this_present_e || that_present_e) {
+        if (!(this_present_e && that_present_e))
+          return false;
+        if (!this.e.equals(that.e))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetSuccess()) ? 131071 : 524287);
+      if (isSetSuccess())
+        hashCode = hashCode * 8191 + success.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetE()) ? 131071 : 524287);
+      if (isSetE())
+        hashCode = hashCode * 8191 + e.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(insight_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetSuccess(), other.isSetSuccess());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSuccess()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.success, other.success);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetE(), other.isSetE());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetE()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.e, other.e);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("insight_result(");
+      boolean first = true;
+
+      sb.append("success:");
+      if (this.success == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.success);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("e:");
+      if (this.e == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.e);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+      if (success != null) {
+        success.validate();
+      }
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class insight_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public insight_resultStandardScheme getScheme() {
+        return new insight_resultStandardScheme();
+      }
+    }
+
+    private static class insight_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<insight_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, insight_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 0: // SUCCESS
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.success = new TCacheInsight();
+                struct.success.read(iprot);
+                struct.setSuccessIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 1: // E
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.e = new TCacheException();
+                struct.e.read(iprot);
+                struct.setEIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, insight_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.success != null) {
+          oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
+          struct.success.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        if (struct.e != null) {
+          oprot.writeFieldBegin(E_FIELD_DESC);
+          struct.e.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class insight_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public insight_resultTupleScheme getScheme() {
+        return new insight_resultTupleScheme();
+      }
+    }
+
+    private static class insight_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<insight_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, insight_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetSuccess()) {
+          optionals.set(0);
+        }
+        if (struct.isSetE()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetSuccess()) {
+          struct.success.write(oprot);
+        }
+        if (struct.isSetE()) {
+          struct.e.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, insight_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.success = new TCacheInsight();
+          struct.success.read(iprot);
+          struct.setSuccessIsSet(true);
+        }
+        if (incoming.get(1)) {
           struct.e = new TCacheException();
           struct.e.read(iprot);
           struct.setEIsSet(true);

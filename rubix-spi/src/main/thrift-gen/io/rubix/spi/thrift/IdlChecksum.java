@@ -2,7 +2,7 @@ package io.rubix.spi.thrift;
 
 /** SHA-256 of the bookkeeper.thrift this code was generated from; a test compares it with the IDL. */
 public final class IdlChecksum {
-  public static final String SHA256 = "907ec658b8d5783505f69f9f16a0caa9c5584c2b3d94b171569c6650be20afe9";
+  public static final String SHA256 = "035bdd09cc7bd6b4339fe009075ff97af8ad065a25c787f6ad36cafef3e4495b";
 
   private IdlChecksum() {}
 }
