@@ -402,6 +402,16 @@ public final class BlockReader {
 
   /** Acquires and reads blocks {@code [first, end)}; blocks this node does not admit are read from their owners or the source, uncached. */
   private void acquireAndRead(ReadSession s, int first, int end, Span span) throws IOException {
+    acquireAndRead(s, first, end, span, peers != null);
+  }
+
+  /**
+   * {@link #acquireAndRead(ReadSession, int, int, Span)}, asking owners for blocks this node does not admit
+   * only when {@code askPeers}. The blocks no owner served come back here without asking again: when
+   * their owner failed and this node took its place in the ring, they are fetched into this node's cache
+   * (so they cross from the source once, not once now and again when this node reads them as their owner).
+   */
+  private void acquireAndRead(ReadSession s, int first, int end, Span span, boolean askPeers) throws IOException {
     if (admission.all()) {
       acquireAdmittedAndRead(s, first, end, span);
       return;
@@ -413,12 +423,10 @@ public final class BlockReader {
       Span run = span.blocks(b, runEnd, blockSize);
       if (admitted) {
         acquireAdmittedAndRead(s, b, runEnd, run);
-      } else if (peers != null) {
-        peers.read(s, b, runEnd, run);
+      } else if (askPeers) {
+        peers.read(s, b, runEnd, run, (unservedSession, from, to, gap) -> acquireAndRead(unservedSession, from, to, gap, false));
       } else {
-        int length = run.length();
-        SourceReads.read(s, run);
-        s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, length);
+        PeerBlocks.FROM_SOURCE.read(s, b, runEnd, run);
       }
       b = runEnd;
     }

@@ -46,14 +46,29 @@ final class PeerBlocks {
     this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
   }
 
+  /** How {@link #read} reads a run of blocks no owner served. */
+  @FunctionalInterface
+  interface Unserved {
+    /** Reads {@code span}, the bytes of blocks {@code [first, end)} no owner served. */
+    void read(ReadSession s, int first, int end, Span span) throws IOException;
+  }
+
+  /** From the source, uncached: one request per run, counted as {@code rubix_non_owner_source_bytes}. */
+  static final Unserved FROM_SOURCE = (s, first, end, span) -> {
+    int length = span.length();
+    SourceReads.read(s, span);
+    s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, length);
+  };
+
   /**
    * Reads {@code span}, the bytes of blocks {@code [first, end)} this node does not cache, from their
-   * owners, and what no owner serves from the source (one request per gap).
+   * owners, and each run of blocks no owner serves through {@code unserved} (the caller knows whether
+   * this node caches them now: a failed transfer takes its owner out of the ring).
    */
-  void read(ReadSession s, int first, int end, Span span) throws IOException {
+  void read(ReadSession s, int first, int end, Span span, Unserved unserved) throws IOException {
     long position = span.position();
     long limit = span.end();
-    long sourceFrom = -1;
+    int gapFrom = -1;
     long peerBytes = 0;
     long sourceBytes = 0;
     int b = first;
@@ -93,15 +108,14 @@ final class PeerBlocks {
         long from = Math.max(position, blockStart);
         long to = Math.min(limit, blockStart + blockSize);
         if (block == null) {
-          if (sourceFrom < 0) {
-            sourceFrom = from;
+          if (gapFrom < 0) {
+            gapFrom = b + i;
           }
           continue;
         }
-        if (sourceFrom >= 0) {
-          SourceReads.read(s, span.range(sourceFrom, from));
-          sourceBytes += from - sourceFrom;
-          sourceFrom = -1;
+        if (gapFrom >= 0) {
+          unserved.read(s, gapFrom, b + i, span.blocks(gapFrom, b + i, blockSize));
+          gapFrom = -1;
         }
         span.range(from, to).put(block.bytes(), block.offset() + (int) (from - blockStart));
         if (block.fromSource()) {
@@ -113,9 +127,8 @@ final class PeerBlocks {
       }
       b = next;
     }
-    if (sourceFrom >= 0) {
-      SourceReads.read(s, span.range(sourceFrom, limit));
-      sourceBytes += limit - sourceFrom;
+    if (gapFrom >= 0) {
+      unserved.read(s, gapFrom, end, span.blocks(gapFrom, end, blockSize));
     }
     s.stats.add(CacheCounter.PEER_BYTES, peerBytes);
     s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, sourceBytes);

@@ -4,15 +4,20 @@ import static io.rubix.core.read.ReadFixture.BLOCK;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.peer.PeerReader;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.metadata.BlockRange;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +33,44 @@ class BlockReaderTest {
 
   private static BlockReader reader(ReadFixture fixture) {
     return new BlockReader(ReadFixture.config(fixture.root, false, 2), fixture.service, fixture.store, DIRECT, DIRECT);
+  }
+
+  /**
+   * The owner of every block is another node until a transfer from it fails; then, as a cluster's
+   * liveness does when it marks the owner down, this node is the runner-up that owns them.
+   */
+  @Test
+  void blocksTheOwnerFailedToServeAreCachedWhenThisNodeTookItsPlace() throws IOException {
+    try (ReadFixture fixture = new ReadFixture(root, 8L * BLOCK)) {
+      AtomicBoolean ownerDown = new AtomicBoolean();
+      PeerReader deadOwner = new PeerReader() {
+        @Override
+        public Transfer fetch(ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) {
+          ownerDown.set(true);
+          return new Transfer(List.of(), end, true);
+        }
+
+        @Override
+        public long maxFetchMillis() {
+          return 1000;
+        }
+
+        @Override
+        public long readAheadBytes() {
+          return 0;
+        }
+      };
+      BlockReader reader = new BlockReader(ReadFixture.config(fixture.root, false, 2), fixture.service, fixture.store, DIRECT, DIRECT,
+          (path, offset) -> ownerDown.get(), deadOwner);
+
+      assertThat(read(reader, fixture.session(), 0, 8L * BLOCK)).isEqualTo(fixture.bytes(0, 8L * BLOCK));
+      int firstPass = fixture.sourceRequests.get();
+      assertThat(fixture.count(CacheCounter.FALLBACK_PEER)).isPositive();
+
+      assertThat(read(reader, fixture.session(), 0, 8L * BLOCK)).isEqualTo(fixture.bytes(0, 8L * BLOCK));
+      assertThat(fixture.sourceRequests.get()).as("source requests of a second pass: each block crossed once").isEqualTo(firstPass);
+      assertThat(fixture.service.status(fixture.version, 0, 8).allCached(0, 8)).isTrue();
+    }
   }
 
   private static byte[] read(BlockReader reader, ReadSession s, long from, long to) throws IOException {

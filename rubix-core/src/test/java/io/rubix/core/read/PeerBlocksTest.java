@@ -78,7 +78,7 @@ class PeerBlocksTest {
       PeerBlocks peers = new PeerBlocks(owners, BLOCK, 4, NOTHING, Runnable::run);
       Span span = span(100, LENGTH - 50);
 
-      peers.read(fixture.session(), 0, 6, span);
+      peers.read(fixture.session(), 0, 6, span, PeerBlocks.FROM_SOURCE);
       assertThat(span.buffer().array()).isEqualTo(fixture.bytes(100, LENGTH - 50));
       // gaps [2, 4) and [5, 6): one source request each
       assertThat(fixture.sourceRequests).hasValue(2);
@@ -97,16 +97,16 @@ class PeerBlocksTest {
       PeerBlocks peers = new PeerBlocks(owners, BLOCK, 1, NOTHING, Runnable::run);
       ReadSession s = fixture.session();
 
-      peers.read(s, 3, 4, span(3L * BLOCK, 3L * BLOCK + 10));
+      peers.read(s, 3, 4, span(3L * BLOCK, 3L * BLOCK + 10), PeerBlocks.FROM_SOURCE);
       assertThat(owners.fetches).hasValue(1);
       Span again = span(3L * BLOCK + 10, 3L * BLOCK + 500);
-      peers.read(s, 3, 4, again);
+      peers.read(s, 3, 4, again, PeerBlocks.FROM_SOURCE);
       assertThat(again.buffer().array()).isEqualTo(fixture.bytes(3L * BLOCK + 10, 3L * BLOCK + 500));
       assertThat(owners.fetches).hasValue(1);
 
       // unbuffer forgets it
       peers.forget(s);
-      peers.read(s, 3, 4, span(3L * BLOCK, 3L * BLOCK + 10));
+      peers.read(s, 3, 4, span(3L * BLOCK, 3L * BLOCK + 10), PeerBlocks.FROM_SOURCE);
       assertThat(owners.fetches).hasValue(2);
       assertThat(fixture.sourceRequests).hasValue(0);
     }
@@ -135,7 +135,7 @@ class PeerBlocksTest {
       assertThat(owners.fetches).hasValue(3);
 
       Span span = span(0, 5L * BLOCK);
-      peers.read(s, 0, 5, span);
+      peers.read(s, 0, 5, span, PeerBlocks.FROM_SOURCE);
       assertThat(span.buffer().array()).isEqualTo(fixture.bytes(0, 5L * BLOCK));
       assertThat(owners.fetches).hasValue(3);
       assertThat(fixture.count(CacheCounter.PEER_BYTES)).isEqualTo(5L * BLOCK);
@@ -182,7 +182,7 @@ class PeerBlocksTest {
       for (long at = 0; at < 5L * BLOCK; at += 1000) {
         long to = Math.min(5L * BLOCK, at + 1000);
         Span span = span(at, to);
-        peers.read(s, (int) (at / BLOCK), (int) ((to - 1) / BLOCK) + 1, span);
+        peers.read(s, (int) (at / BLOCK), (int) ((to - 1) / BLOCK) + 1, span, PeerBlocks.FROM_SOURCE);
         assertThat(span.buffer().array()).isEqualTo(fixture.bytes(at, to));
       }
       assertThat(fixture.sourceRequests).as("small reads make no source request of their own").hasValue(2);
