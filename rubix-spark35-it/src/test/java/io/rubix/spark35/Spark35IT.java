@@ -149,7 +149,7 @@ class Spark35IT {
   private static String requiredProperty(String name) {
     String value = System.getProperty(name);
     if (value == null) {
-      throw new IllegalStateException("System property " + name + " is not set (run through Maven: ./mvnw verify -Pspark35 -pl rubix-spark35-it -am)");
+      throw new IllegalStateException("System property " + name + " is not set (run through Maven: ./mvnw verify -pl rubix-spark35-it -am)");
     }
     return value;
   }
