@@ -13,6 +13,7 @@ import io.rubix.testing.S3ServerProcess;
 import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -164,7 +165,8 @@ class HiveTezYarnIT {
       assertThat(warmCounters.gets()).as("GETs on the warm run: %s", counters).isZero();
 
       // Tez's DAG counters, as Hive logs them after each DAG: every map task ran on the host its split named
-      String log = Files.readString(hiveLog).substring((int) logStart);
+      byte[] logBytes = Files.readAllBytes(hiveLog);
+      String log = new String(logBytes, (int) logStart, logBytes.length - (int) logStart, StandardCharsets.UTF_8);
       Map<String, Long> locality = localityCounters(log);
       System.err.println("hive on tez: task locality of the cold and warm runs " + locality);
       assertThat(locality).as("Tez's locality counters in %s", hiveLog)
