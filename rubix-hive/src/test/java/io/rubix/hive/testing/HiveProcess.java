@@ -51,6 +51,11 @@ public final class HiveProcess implements AutoCloseable {
   private final Path log;
   private final Duration statementTimeout;
 
+  /** The {@code --add-opens} options Hive needs on Java 17 (also what its Tez containers need). */
+  public static List<String> javaOptions() {
+    return JAVA_OPTIONS;
+  }
+
   private HiveProcess(Process process, Path log, Duration statementTimeout) {
     this.process = process;
     this.input = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
@@ -111,6 +116,15 @@ public final class HiveProcess implements AutoCloseable {
   public void closeFileSystems() throws IOException {
     send(HiveSessionMain.CLOSE_ALL);
     await(HiveSessionMain.DONE, HiveSessionMain.CLOSE_ALL);
+  }
+
+  /**
+   * For each file of {@code directory}: its path, a tab, and the hosts the child's file system reports
+   * for its first split (comma-separated), as Hive's split generation sees them.
+   */
+  public List<String> locations(String directory) throws IOException {
+    send(HiveSessionMain.LOCATIONS + directory);
+    return await(HiveSessionMain.DONE, HiveSessionMain.LOCATIONS + directory);
   }
 
   private void send(String line) throws IOException {

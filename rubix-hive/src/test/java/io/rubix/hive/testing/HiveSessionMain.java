@@ -9,14 +9,21 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RemoteIterator;
 
 /**
  * One embedded HiveServer2 session ({@code jdbc:hive2://}) in its own JVM, driven over stdin by
  * {@link HiveProcess}: each input line is a SQL statement or {@code !closeall}, which drops the JVM's
  * cached Hadoop file systems so the next query creates them with the session's current settings.
  * Each answer is the result rows (columns separated by tabs) on stdout, then {@link #DONE} or
- * {@link #FAILED} with the error. Hive's configuration comes from {@code hive-site.xml} and
+ * {@link #FAILED} with the error. {@code !locations <directory>} answers, for each file of the
+ * directory, its path and the hosts the file system reports for its first split
+ * ({@code listLocatedStatus}, as split generation asks), separated by tabs. Hive's configuration
+ * comes from {@code hive-site.xml} and
  * {@code core-site.xml} on the classpath, as in a Hive installation. Exits when stdin closes.
  */
 public final class HiveSessionMain {
@@ -24,6 +31,7 @@ public final class HiveSessionMain {
   public static final String DONE = "#DONE";
   public static final String FAILED = "#FAILED ";
   public static final String CLOSE_ALL = "!closeall";
+  public static final String LOCATIONS = "!locations ";
 
   private HiveSessionMain() {}
 
@@ -43,6 +51,8 @@ public final class HiveSessionMain {
         try {
           if (line.equals(CLOSE_ALL)) {
             FileSystem.closeAll();
+          } else if (line.startsWith(LOCATIONS)) {
+            locations(new Path(line.substring(LOCATIONS.length())), out);
           } else {
             execute(connection, line, out);
           }
@@ -54,6 +64,19 @@ public final class HiveSessionMain {
       }
     }
     System.exit(0);
+  }
+
+  private static void locations(Path directory, PrintStream out) throws java.io.IOException {
+    Configuration conf = new Configuration();
+    conf.addResource("hive-site.xml");
+    FileSystem fs = directory.getFileSystem(conf);
+    RemoteIterator<LocatedFileStatus> files = fs.listLocatedStatus(directory);
+    while (files.hasNext()) {
+      LocatedFileStatus file = files.next();
+      if (file.isFile() && file.getBlockLocations().length > 0) {
+        out.println(file.getPath() + "\t" + String.join(",", file.getBlockLocations()[0].getHosts()));
+      }
+    }
   }
 
   private static void execute(Connection connection, String sql, PrintStream out) throws SQLException {
