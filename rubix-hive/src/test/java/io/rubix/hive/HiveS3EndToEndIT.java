@@ -6,17 +6,16 @@ import io.rubix.hive.testing.BookKeeperDaemon;
 import io.rubix.hive.testing.HadoopConfFile;
 import io.rubix.hive.testing.HiveProcess;
 import io.rubix.hive.testing.HiveSessionMain;
+import io.rubix.hive.testing.TestClasspaths;
 import io.rubix.testing.S3ServerControl;
 import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.File;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +57,7 @@ class HiveS3EndToEndIT {
     HadoopConfFile.write(conf.resolve("hive-site.xml"), hiveSite(temp.resolve("hive")));
     Files.writeString(conf.resolve("log4j2.properties"), log4j(temp.resolve("logs/hive.log")));
     List<Path> jars = new ArrayList<>();
-    jars.add(testClasses());
+    jars.add(TestClasspaths.testClasses());
     jars.add(Path.of(System.getProperty("rubix.hive.jar")));
     jars.addAll(hiveRuntime());
     daemon = BookKeeperDaemon.start(Path.of(System.getProperty("rubix.bookkeeper.dist")), temp.resolve("bookkeeper"),
@@ -223,20 +222,8 @@ class HiveS3EndToEndIT {
     return (System.nanoTime() - nanos) / 1_000_000;
   }
 
-  private static Path testClasses() {
-    try {
-      return Path.of(HiveSessionMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   /** The jars of a Hive 4.0.1 installation on Hadoop 3.4.3, as rubix-hive-runtime resolved them. */
   private static List<Path> hiveRuntime() throws IOException {
-    String file = System.getProperty("rubix.hive.runtime.classpath");
-    if (file == null) {
-      throw new IllegalStateException("System property rubix.hive.runtime.classpath is not set (run through Maven)");
-    }
-    return Arrays.stream(Files.readString(Path.of(file)).trim().split(File.pathSeparator)).map(Path::of).toList();
+    return TestClasspaths.fromFile("rubix.hive.runtime.classpath", "run through Maven");
   }
 }

@@ -6,19 +6,18 @@ import io.rubix.hive.testing.BookKeeperDaemon;
 import io.rubix.hive.testing.HadoopConfFile;
 import io.rubix.hive.testing.HiveProcess;
 import io.rubix.hive.testing.HiveSessionMain;
+import io.rubix.hive.testing.TestClasspaths;
 import io.rubix.hive.testing.MiniYarnProcess;
 import io.rubix.testing.S3ServerControl;
 import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.File;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -86,7 +85,7 @@ class HiveTezYarnIT {
     long started = System.nanoTime();
     // the cluster's own JVM runs Hadoop and no Hive: hive-exec bundles an older commons-lang3, with
     // which the ResourceManager's REST API fails (NoSuchMethodError on Range.of, HTTP 500)
-    List<Path> yarnClasspath = Stream.concat(Stream.of(testClasses()),
+    List<Path> yarnClasspath = Stream.concat(Stream.of(TestClasspaths.testClasses()),
         tez.stream().filter(jar -> !jar.toString().contains("/org/apache/hive/"))).toList();
     yarn = MiniYarnProcess.start(temp.resolve("yarn"), yarnClasspath,
         containerClasspath, conf.resolve("yarn-site.xml"), Duration.ofMinutes(2));
@@ -98,7 +97,7 @@ class HiveTezYarnIT {
     HadoopConfFile.write(conf.resolve("hive-site.xml"), hiveSite(temp.resolve("hive"), rubixJar));
     Files.writeString(conf.resolve("log4j2.properties"), log4j(temp.resolve("logs/hive.log")));
     hiveClasspath = new ArrayList<>();
-    hiveClasspath.add(testClasses());
+    hiveClasspath.add(TestClasspaths.testClasses());
     hiveClasspath.add(rubixJar);
     hiveClasspath.addAll(tez);
 
@@ -291,20 +290,8 @@ class HiveTezYarnIT {
     return (System.nanoTime() - nanos) / 1_000_000;
   }
 
-  private static Path testClasses() {
-    try {
-      return Path.of(HiveSessionMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   /** Hive 4.0.1's installation with Tez 0.10.4 and Hadoop's YARN mini cluster, as rubix-hive-tez-runtime resolved them. */
   private static List<Path> tezRuntime() throws IOException {
-    String file = System.getProperty("rubix.hive.tez.runtime.classpath");
-    if (file == null) {
-      throw new IllegalStateException("System property rubix.hive.tez.runtime.classpath is not set (run through Maven with -Phive-tez)");
-    }
-    return Arrays.stream(Files.readString(Path.of(file)).trim().split(File.pathSeparator)).map(Path::of).toList();
+    return TestClasspaths.fromFile("rubix.hive.tez.runtime.classpath", "run through Maven with -Phive-tez");
   }
 }
