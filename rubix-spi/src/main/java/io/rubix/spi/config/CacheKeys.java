@@ -54,8 +54,8 @@ public final class CacheKeys {
       "Longest wait for a block another reader is fetching.");
   public static final ConfigKey FETCH_THREADS = new ConfigKey("rubix.cache.fetch.threads", "8",
       "Threads per JVM that fetch read-ahead blocks from the source in parallel.");
-  public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.cache.readahead.max", "16m",
-      "Largest read-ahead window of a sequential stream (bytes with suffix; 0 disables read-ahead). Read-ahead starts only when a stream read continues the previous one (never for a first read, a read after a jump, or the ranges of a vectored read); the window starts at twice the bytes read in a row (at least one block), doubles as the reader moves on to each new block and is kept full, one chunk-sized request at a time.");
+  public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.cache.readahead.max", "32m",
+      "Largest read-ahead window of a sequential stream (bytes with suffix; 0 disables read-ahead). The default keeps the default rubix.cache.fetch.threads (8) busy with rubix.cache.fetch.chunk.size (4m) requests: on a store that gives each connection 100 MB/s, a 16m window left half of them idle. Read-ahead starts only when a stream read continues the previous one (never for a first read, a read after a jump, or the ranges of a vectored read); the window starts at twice the bytes read in a row (at least one block), doubles as the reader moves on to each new block and is kept full, one chunk-sized request at a time.");
   public static final ConfigKey FETCH_TAIL = new ConfigKey("rubix.cache.fetch.tail.size", "64k",
       "When a miss reaches into the last bytes of an object, its fetch covers this many of them (bytes with suffix; 0 disables), in the same GET: ORC and Parquet readers read a footer guess first and the rest of the footer next, and the second read then needs no round trip of its own.");
   public static final ConfigKey FETCH_WHOLE_MAX = new ConfigKey("rubix.cache.fetch.whole.max", "1m",
