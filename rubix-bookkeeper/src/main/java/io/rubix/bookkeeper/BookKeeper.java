@@ -18,6 +18,7 @@ import io.rubix.core.insight.CacheInsightBean;
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerConfig;
+import io.rubix.core.stats.JmxBeans;
 import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.DataFileLayout;
@@ -26,7 +27,6 @@ import io.rubix.spi.thrift.TServiceInfo;
 import io.rubix.spi.wire.ConnectionAuth;
 import io.rubix.spi.wire.ThriftCodec;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import javax.management.JMException;
 import javax.management.ObjectName;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.server.TThreadedSelectorServer;
@@ -248,55 +247,43 @@ public final class BookKeeper implements AutoCloseable {
   }
 
   private ObjectName registerBean() {
-    try {
-      ObjectName name = new ObjectName("io.rubix:type=BookKeeper,port=" + port());
-      ManagementFactory.getPlatformMBeanServer().registerMBean(new BookKeeperStatsMXBean() {
-        @Override
-        public Map<String, Long> getCounters() {
-          return stats();
-        }
+    BookKeeperStatsMXBean bean = new BookKeeperStatsMXBean() {
+      @Override
+      public Map<String, Long> getCounters() {
+        return stats();
+      }
 
-        @Override
-        public long getCacheUsedBytes() {
-          return service.usage().usedBytes();
-        }
+      @Override
+      public long getCacheUsedBytes() {
+        return service.usage().usedBytes();
+      }
 
-        @Override
-        public long getCacheCapacityBytes() {
-          return service.usage().disks().stream().mapToLong(CacheUsage.Disk::capacityBytes).sum();
-        }
+      @Override
+      public long getCacheCapacityBytes() {
+        return service.usage().disks().stream().mapToLong(CacheUsage.Disk::capacityBytes).sum();
+      }
 
-        @Override
-        public long getEvictions() {
-          return service.usage().evictions();
-        }
+      @Override
+      public long getEvictions() {
+        return service.usage().evictions();
+      }
 
-        @Override
-        public long getRecoveredBlocks() {
-          return service.recoveredBlocks();
-        }
+      @Override
+      public long getRecoveredBlocks() {
+        return service.recoveredBlocks();
+      }
 
-        @Override
-        public int getTransferPort() {
-          return transferPort();
-        }
-      }, name);
-      return name;
-    } catch (JMException e) {
-      LOG.warn("Could not register the BookKeeper JMX bean", e);
-      return null;
-    }
+      @Override
+      public int getTransferPort() {
+        return transferPort();
+      }
+    };
+    return JmxBeans.register(bean, "io.rubix:type=BookKeeper,port=" + port(), "the BookKeeper");
   }
 
   private ObjectName registerInsightBean() {
-    try {
-      ObjectName name = new ObjectName("io.rubix:type=CacheInsight,name=BookKeeper,port=" + port());
-      ManagementFactory.getPlatformMBeanServer().registerMBean(new CacheInsightBean(service), name);
-      return name;
-    } catch (JMException e) {
-      LOG.warn("Could not register the BookKeeper's cache insight JMX bean", e);
-      return null;
-    }
+    return JmxBeans.register(new CacheInsightBean(service), "io.rubix:type=CacheInsight,name=BookKeeper,port=" + port(),
+        "the BookKeeper's cache insight");
   }
 
   @Override
@@ -317,15 +304,7 @@ public final class BookKeeper implements AutoCloseable {
     if (metrics != null) {
       metrics.close();
     }
-    for (ObjectName name : new ObjectName[] {beanName, insightBeanName}) {
-      if (name != null) {
-        try {
-          ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
-        } catch (JMException e) {
-          LOG.debug("Unregistering {} failed", name, e);
-        }
-      }
-    }
+    JmxBeans.unregister(beanName, insightBeanName);
     service.close();
   }
 }

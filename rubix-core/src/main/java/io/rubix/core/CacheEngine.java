@@ -17,6 +17,7 @@ import io.rubix.core.read.CachingInputStream;
 import io.rubix.core.read.Source;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.CacheStatsBean;
+import io.rubix.core.stats.JmxBeans;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.core.store.BlockStore;
 import io.rubix.core.store.CacheFiles;
@@ -26,7 +27,6 @@ import io.rubix.spi.metadata.CacheInsights;
 import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.Closeable;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -34,8 +34,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -175,15 +173,7 @@ public final class CacheEngine implements Closeable {
       Thread.currentThread().interrupt();
     }
     store.close();
-    for (ObjectName bean : new ObjectName[] {beanName, insightBeanName}) {
-      if (bean != null) {
-        try {
-          ManagementFactory.getPlatformMBeanServer().unregisterMBean(bean);
-        } catch (JMException e) {
-          LOG.debug("Unregistering {} failed", bean, e);
-        }
-      }
-    }
+    JmxBeans.unregister(beanName, insightBeanName);
     try {
       serviceRelease.close();
     } catch (Exception e) {
@@ -192,28 +182,13 @@ public final class CacheEngine implements Closeable {
   }
 
   private ObjectName register(String name) {
-    try {
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      ObjectName objectName = new ObjectName("io.rubix:type=Cache,name=" + ObjectName.quote(name)
-          + ",id=" + Integer.toHexString(System.identityHashCode(this)));
-      server.registerMBean(new CacheStatsBean(stats, service), objectName);
-      return objectName;
-    } catch (JMException e) {
-      LOG.warn("Could not register the cache JMX bean for {}", name, e);
-      return null;
-    }
+    return JmxBeans.register(new CacheStatsBean(stats, service),
+        "io.rubix:type=Cache,name=" + ObjectName.quote(name) + ",id=" + JmxBeans.idOf(this), "the cache of " + name);
   }
 
   private ObjectName registerInsight(String name, CacheInsights insights) {
-    try {
-      ObjectName objectName = new ObjectName("io.rubix:type=CacheInsight,name=" + ObjectName.quote(name)
-          + ",id=" + Integer.toHexString(System.identityHashCode(this)));
-      ManagementFactory.getPlatformMBeanServer().registerMBean(new CacheInsightBean(insights), objectName);
-      return objectName;
-    } catch (JMException e) {
-      LOG.warn("Could not register the cache insight JMX bean for {}", name, e);
-      return null;
-    }
+    return JmxBeans.register(new CacheInsightBean(insights),
+        "io.rubix:type=CacheInsight,name=" + ObjectName.quote(name) + ",id=" + JmxBeans.idOf(this), "the cache insight of " + name);
   }
 
   /** The per-table counters and working-set estimate of this engine's metadata service, when it reports them (embedded mode). */

@@ -2,19 +2,16 @@ package io.rubix.core.cluster;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.stats.JmxBeans;
 import io.rubix.spi.cluster.ClusterManager;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.spi.cluster.ClusterView;
-import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import javax.management.JMException;
 import javax.management.ObjectName;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@link ClusterMembershipMXBean} of one cluster manager. Managers that implement {@link
@@ -22,7 +19,6 @@ import org.slf4j.LoggerFactory;
  * no failures.
  */
 public final class ClusterMembershipBean implements ClusterMembershipMXBean {
-  private static final Logger LOG = LoggerFactory.getLogger(ClusterMembershipBean.class);
 
   private final ClusterManager manager;
   private final String description;
@@ -100,25 +96,11 @@ public final class ClusterMembershipBean implements ClusterMembershipMXBean {
 
   /** Registers {@code bean} under {@code io.rubix:type=ClusterMembership}; null when that fails (logged). */
   static ObjectName register(ClusterMembershipBean bean, String managerName, Object owner) {
-    try {
-      ObjectName name = new ObjectName("io.rubix:type=ClusterMembership,manager=" + ObjectName.quote(managerName)
-          + ",id=" + Integer.toHexString(System.identityHashCode(owner)));
-      ManagementFactory.getPlatformMBeanServer().registerMBean(bean, name);
-      return name;
-    } catch (JMException e) {
-      LOG.warn("Could not register the cluster membership JMX bean of {}", managerName, e);
-      return null;
-    }
+    return JmxBeans.register(bean, "io.rubix:type=ClusterMembership,manager=" + ObjectName.quote(managerName) + ",id=" + JmxBeans.idOf(owner),
+        "the cluster membership of " + managerName);
   }
 
   static void unregister(ObjectName name) {
-    if (name == null) {
-      return;
-    }
-    try {
-      ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
-    } catch (JMException e) {
-      LOG.debug("Unregistering {} failed", name, e);
-    }
+    JmxBeans.unregister(name);
   }
 }
