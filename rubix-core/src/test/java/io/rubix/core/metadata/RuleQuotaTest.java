@@ -258,22 +258,9 @@ class RuleQuotaTest {
     }
   }
 
-  /** What a reader does: asks, and fetches, writes and commits what it was granted, checking the quotas and the cap after each grant. */
+  /** What a reader does ({@link TestBlocks#read}), checking after each grant with {@code assertWithinQuotas}. */
   private static void read(InProcessMetadataService service, ObjectVersion version, int first, int end) throws IOException {
-    if (service.status(version, first, end).allCached(first, end)) {
-      return;
-    }
-    BlockRange lease = service.acquire(version, first, end);
-    assertWithinQuotas(service, "grant of " + version.path() + " [" + first + ", " + end + ")");
-    List<Integer> granted = new ArrayList<>();
-    for (int b = first; b < end; b++) {
-      if (lease.state(b) == BlockState.GRANTED) {
-        granted.add(b);
-      }
-    }
-    if (!granted.isEmpty()) {
-      TestBlocks.commit(service, lease, BLOCK, granted.stream().mapToInt(Integer::intValue).toArray());
-    }
+    TestBlocks.read(service, version, first, end, BLOCK, afterWhat -> assertWithinQuotas(service, afterWhat));
   }
 
   private static void assertWithinQuotas(InProcessMetadataService service, String afterWhat) {

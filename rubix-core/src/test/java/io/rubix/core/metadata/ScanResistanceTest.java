@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.config.EvictionPolicy;
 import io.rubix.spi.ObjectVersion;
-import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheUsage;
 import java.io.IOException;
@@ -136,22 +135,9 @@ class ScanResistanceTest {
     return hot;
   }
 
-  /** What a reader does: asks, and fetches, writes and commits what it was granted, sampling the cap while it holds the grant. */
+  /** What a reader does ({@link TestBlocks#read}), checking after each grant with {@code assertWithinCap}. */
   private static void read(InProcessMetadataService service, ObjectVersion version, int first, int end) throws IOException {
-    if (service.status(version, first, end).allCached(first, end)) {
-      return;
-    }
-    BlockRange lease = service.acquire(version, first, end);
-    assertWithinCap(service, "grant of " + version.path() + " [" + first + ", " + end + ")");
-    List<Integer> granted = new ArrayList<>();
-    for (int b = first; b < end; b++) {
-      if (lease.state(b) == BlockState.GRANTED) {
-        granted.add(b);
-      }
-    }
-    if (!granted.isEmpty()) {
-      TestBlocks.commit(service, lease, BLOCK, granted.stream().mapToInt(Integer::intValue).toArray());
-    }
+    TestBlocks.read(service, version, first, end, BLOCK, afterWhat -> assertWithinCap(service, afterWhat));
   }
 
   private static void assertWithinCap(InProcessMetadataService service, String afterWhat) {

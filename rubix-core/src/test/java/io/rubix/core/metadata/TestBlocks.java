@@ -1,6 +1,8 @@
 package io.rubix.core.metadata;
 
+import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -9,6 +11,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
 import java.util.zip.CRC32C;
 
 /** Writes granted blocks the way a reader does, so that the service's commit check finds their bytes. */
@@ -43,5 +47,22 @@ public final class TestBlocks {
   /** Writes and commits {@code blocks} of {@code range}; returns what the commit published. */
   public static int commit(CacheMetadataService service, BlockRange range, int blockSize, int... blocks) throws IOException {
     return service.commit(range.leaseId(), blocks, write(range, blockSize, blocks));
+  }
+
+  /**
+   * What a reader does: asks, and writes and commits the blocks of {@code [first, end)} it was granted;
+   * {@code afterGrant} (told which grant) checks the service while the grant is held.
+   */
+  public static void read(CacheMetadataService service, ObjectVersion version, int first, int end, int blockSize, Consumer<String> afterGrant)
+      throws IOException {
+    if (service.status(version, first, end).allCached(first, end)) {
+      return;
+    }
+    BlockRange lease = service.acquire(version, first, end);
+    afterGrant.accept("grant of " + version.path() + " [" + first + ", " + end + ")");
+    int[] granted = IntStream.range(first, end).filter(b -> lease.state(b) == BlockState.GRANTED).toArray();
+    if (granted.length > 0) {
+      commit(service, lease, blockSize, granted);
+    }
   }
 }
