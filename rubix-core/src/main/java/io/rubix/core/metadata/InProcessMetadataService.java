@@ -1088,8 +1088,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     CachedObject object = objects.get(version);
     if (object != null) {
       space.touch(object);
-      object.lastUsedMillis = idleExpiry.nowMillis();
-      object.useUnsaved = true;
+      if (idleExpiry.enabled()) {
+        // only idle expiry reads it: no clock read on every status when it is off
+        object.lastUsedMillis = idleExpiry.nowMillis();
+        object.useUnsaved = true;
+      }
     }
     return object;
   }
