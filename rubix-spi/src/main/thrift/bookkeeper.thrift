@@ -93,7 +93,11 @@ exception TCacheException {
 service BookKeeperService {
   TServiceInfo info(),
 
-  TBlockRange status(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock) throws (1: TCacheException e),
+  /**
+   * readEnd: the caller reads blocks [firstBlock, readEnd) now and asks about the rest ahead; only those
+   * count as accesses in the daemon's statistics. 0 (a client that does not send it) means endBlock.
+   */
+  TBlockRange status(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock, 4: i32 readEnd) throws (1: TCacheException e),
 
   TBlockRange acquire(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock) throws (1: TCacheException e),
 

@@ -84,8 +84,8 @@ public final class AsyncBookKeeperHandler implements BookKeeperService.AsyncIfac
   }
 
   @Override
-  public void status(TObjectVersion version, int firstBlock, int endBlock, AsyncMethodCallback<TBlockRange> callback) {
-    answer(callback, () -> handler.status(version, firstBlock, endBlock));
+  public void status(TObjectVersion version, int firstBlock, int endBlock, int readEnd, AsyncMethodCallback<TBlockRange> callback) {
+    answer(callback, () -> handler.status(version, firstBlock, endBlock, readEnd));
   }
 
   @Override

@@ -56,9 +56,11 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   }
 
   @Override
-  public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock) throws TCacheException {
+  public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws TCacheException {
     counters.statusCalls.increment();
-    return guard("status", () -> ThriftCodec.toThrift(service.status(ThriftCodec.fromThrift(version), firstBlock, endBlock)));
+    // a client from before readEnd existed sends none (0): it reads the whole range
+    int read = readEnd == 0 ? endBlock : readEnd;
+    return guard("status", () -> ThriftCodec.toThrift(service.status(ThriftCodec.fromThrift(version), firstBlock, endBlock, read)));
   }
 
   @Override

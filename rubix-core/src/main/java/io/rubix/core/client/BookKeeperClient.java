@@ -98,7 +98,12 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
 
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
-    return checked(ThriftCodec.fromThrift(version, call(c -> c.status(ThriftCodec.toThrift(version), firstBlock, endBlock))));
+    return status(version, firstBlock, endBlock, endBlock);
+  }
+
+  @Override
+  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) throws IOException {
+    return checked(ThriftCodec.fromThrift(version, call(c -> c.status(ThriftCodec.toThrift(version), firstBlock, endBlock, readEnd))));
   }
 
   @Override

@@ -22,8 +22,9 @@ import java.util.function.LongSupplier;
  * per table ({@link PrefixTable}) and the working-set estimate (distinct bytes by {@link BottomKSketch}
  * per quarter of the window, hit ratios of {@link ShadowCaches} of 0.5x, 1x and 2x the capacity).
  *
- * <p>An <em>access</em> is a block an answer names as cached (a hit), or one an {@code acquire} answer
- * grants or denies (a miss: its reader reads the source). Blocks a status names as missing are not
+ * <p>An <em>access</em> is a block a {@code status} answer names as cached among those its caller reads
+ * now (not those it asked about ahead of reading), a hit, or one an {@code acquire} answer grants or
+ * denies (a miss: its reader reads the source). Blocks a status names as missing are not
  * accesses (their reader's acquire counts them), nor are blocks in flight (their fetcher's grant
  * counted them). The service calls this once per answer, grant commit and eviction; every call takes
  * this object's own lock for a few hash and map operations per block, never the service's.
@@ -80,10 +81,20 @@ public final class CacheInsight {
     }
   }
 
-  /** Counts the blocks {@code range}, a {@code status} answer or (when {@code acquire}) an {@code acquire} answer, names. */
-  public void answered(BlockRange range, boolean acquire) {
+  /** Counts the blocks of {@code [range.firstBlock(), readEnd)} that {@code range}, a {@code status} answer, names as cached. */
+  public void statusRead(BlockRange range, int readEnd) {
+    count(range, readEnd - range.firstBlock(), false);
+  }
+
+  /** Counts the blocks {@code range}, an {@code acquire} answer, names as cached, granted or denied. */
+  public void acquired(BlockRange range) {
+    count(range, range.states().length, true);
+  }
+
+  /** Counts the accesses among the first {@code blocks} blocks {@code range} names. */
+  private void count(BlockRange range, int blocks, boolean acquire) {
+    byte[] states = range.states();
     ObjectVersion version = range.version();
-    String prefix = prefixes.of(version.path());
     long versionKey = BlockKeys.version(version);
     long hitBlocks = 0;
     long missBlocks = 0;
@@ -93,8 +104,8 @@ public final class CacheInsight {
       int slot = currentSlot(nanoClock.getAsLong());
       long[] now = counters[slot];
       BottomKSketch sketch = sketches[slot];
-      for (int i = 0; i < range.states().length; i++) {
-        BlockState state = BlockState.fromCode(range.states()[i]);
+      for (int i = 0; i < blocks; i++) {
+        BlockState state = BlockState.fromCode(states[i]);
         boolean hit = state == BlockState.CACHED;
         if (!hit && !(acquire && (state == BlockState.GRANTED || state == BlockState.DENIED))) {
           continue;
@@ -124,7 +135,7 @@ public final class CacheInsight {
         }
       }
       if (hitBlocks + missBlocks > 0) {
-        tables.accessed(prefix, hitBlocks + missBlocks, hitBlocks, missBlocks, grantedBytes);
+        tables.accessed(prefixes.of(version.path()), hitBlocks + missBlocks, hitBlocks, missBlocks, grantedBytes);
       }
     } finally {
       lock.unlock();

@@ -464,7 +464,15 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) {
+    return status(version, firstBlock, endBlock, endBlock);
+  }
+
+  @Override
+  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) {
     checkRange(version, firstBlock, endBlock);
+    if (readEnd <= firstBlock || readEnd > endBlock) {
+      throw new IllegalArgumentException("readEnd " + readEnd + " is outside (" + firstBlock + ", " + endBlock + "]");
+    }
     BlockRange range;
     lock.lock();
     try {
@@ -475,14 +483,14 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       lock.unlock();
     }
-    insight.answered(range, false);
+    insight.statusRead(range, readEnd);
     return range;
   }
 
   @Override
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     BlockRange range = grant(version, firstBlock, endBlock);
-    insight.answered(range, true);
+    insight.acquired(range);
     return range;
   }
 

@@ -302,9 +302,13 @@ public final class BlockReader {
     fetchUncached(s, status, first, end, CacheCounter.READAHEAD_BLOCKS);
   }
 
-  /** The status of blocks from {@code first} to at least {@code end}, and up to {@link #statusWindow} blocks ahead. */
+  /**
+   * The status of blocks from {@code first} to at least {@code end}, and up to {@link #statusWindow} blocks
+   * ahead. Only {@code [first, end)} is about to be read: the service counts those as accesses, not the
+   * blocks asked about ahead (a random reader reads few of them).
+   */
   private BlockRange statusFrom(ReadSession s, int first, int end) throws IOException {
-    return service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + statusWindow)));
+    return service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + statusWindow)), end);
   }
 
   private void readRange(ReadSession s, Span target) throws IOException {

@@ -1,6 +1,7 @@
 package io.rubix.core.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.EvictionPolicy;
@@ -64,6 +65,29 @@ class CacheInsightServiceTest {
       assertThat(report.workingSet().accessedBytes()).isEqualTo(17L * BLOCK - 200);
       assertThat(report.workingSet().observedHitRatio()).isEqualTo((7.0 * BLOCK - 100) / (17.0 * BLOCK - 200));
       assertThat(report.workingSet().capacityBytes()).isEqualTo(capacity);
+    }
+  }
+
+  @Test
+  void aStatusCountsOnlyTheBlocksItsCallerReadsNotThoseAskedAboutAhead() throws Exception {
+    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(60),
+        clock::get, MetadataJournal.NONE, 100, EvictionPolicy.LRU, Duration.ZERO, System::currentTimeMillis, CacheRules.NONE,
+        new InsightConfig(3, 50, Duration.ofMinutes(1), 1024))) {
+      ObjectVersion orders = new ObjectVersion("s3a://lake/db/orders/part-0", 8L * BLOCK, 1, "e1");
+      BlockRange granted = service.acquire(orders, 0, 8); // 8 misses
+      assertThat(TestBlocks.commit(service, granted, BLOCK, 0, 1, 2, 3, 4, 5, 6, 7)).isEqualTo(8);
+
+      assertThat(service.status(orders, 2, 8, 3).allCached(2, 8)).isTrue(); // reads block 2, asks about 3..7 ahead: 1 hit
+      assertThat(service.status(orders, 5, 8, 7).allCached(5, 8)).isTrue(); // 2 hits
+
+      CacheInsightReport report = service.insight();
+      TableStats orderStats = report.tables().get(0);
+      assertThat(orderStats.hitBlocks()).isEqualTo(3);
+      assertThat(orderStats.missBlocks()).isEqualTo(8);
+      assertThat(report.workingSet().accessedBytes()).isEqualTo(11L * BLOCK);
+      assertThat(report.workingSet().distinctBytes()).isEqualTo(8L * BLOCK);
+      assertThatThrownBy(() -> service.status(orders, 2, 8, 2)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readEnd 2");
+      assertThatThrownBy(() -> service.status(orders, 2, 8, 9)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readEnd 9");
     }
   }
 }

@@ -103,6 +103,20 @@ class BlockReaderTest {
   }
 
   @Test
+  void aWarmRandomReadCountsItsOwnBlocksNotTheStatusWindowAhead() throws IOException {
+    try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
+      BlockReader reader = reader(fixture);
+      read(reader, fixture.session(), 0, LENGTH);
+      long accessed = fixture.service.insight().workingSet().accessedBytes();
+
+      // one block in the middle: the reader asks about blocks 1 to 5 to spare later calls, but reads block 1 only
+      assertThat(read(reader, fixture.session(), BLOCK + 10, 2L * BLOCK - 10)).isEqualTo(fixture.bytes(BLOCK + 10, 2L * BLOCK - 10));
+      assertThat(fixture.service.insight().workingSet().accessedBytes() - accessed).isEqualTo(BLOCK);
+      assertThat(fixture.service.insight().tables().get(0).hitBlocks()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aCorruptBlockIsFetchedAgainAndCachedAgain() throws IOException {
     try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
       BlockReader reader = reader(fixture);

@@ -33,8 +33,23 @@ public interface CacheMetadataService extends Closeable {
   /** The block size all readers of this service must use, in bytes. */
   int blockSize();
 
-  /** The state of blocks {@code [firstBlock, endBlock)}; never grants anything. Marks the version used. */
+  /** The state of blocks {@code [firstBlock, endBlock)}, all of which the caller reads; never grants anything. Marks the version used. */
   BlockRange status(ObjectVersion version, int firstBlock, int endBlock) throws IOException;
+
+  /**
+   * Like {@link #status(ObjectVersion, int, int)}, for a caller that reads only blocks
+   * {@code [firstBlock, readEnd)} now and asks about the rest ahead of reading (to spare itself later
+   * calls). A service that keeps statistics of accesses counts only the blocks read; this default,
+   * for services that keep none, answers the whole range.
+   *
+   * @throws IllegalArgumentException also when {@code readEnd} is not in {@code (firstBlock, endBlock]}
+   */
+  default BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) throws IOException {
+    if (readEnd <= firstBlock || readEnd > endBlock) {
+      throw new IllegalArgumentException("readEnd " + readEnd + " is outside (" + firstBlock + ", " + endBlock + "]");
+    }
+    return status(version, firstBlock, endBlock);
+  }
 
   /**
    * Like {@link #status}, but grants the caller every missing block it can reserve space for. The

@@ -13,7 +13,16 @@ public class BookKeeperService {
 
     public TServiceInfo info() throws org.apache.thrift.TException;
 
-    public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock) throws TCacheException, org.apache.thrift.TException;
+    /**
+     * readEnd: the caller reads blocks [firstBlock, readEnd) now and asks about the rest ahead; only those
+     * count as accesses in the daemon's statistics. 0 (a client that does not send it) means endBlock.
+     * 
+     * @param version
+     * @param firstBlock
+     * @param endBlock
+     * @param readEnd
+     */
+    public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws TCacheException, org.apache.thrift.TException;
 
     public TBlockRange acquire(TObjectVersion version, int firstBlock, int endBlock) throws TCacheException, org.apache.thrift.TException;
 
@@ -67,7 +76,7 @@ public class BookKeeperService {
 
     public void info(org.apache.thrift.async.AsyncMethodCallback<TServiceInfo> resultHandler) throws org.apache.thrift.TException;
 
-    public void status(TObjectVersion version, int firstBlock, int endBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException;
+    public void status(TObjectVersion version, int firstBlock, int endBlock, int readEnd, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException;
 
     public void acquire(TObjectVersion version, int firstBlock, int endBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException;
 
@@ -143,18 +152,19 @@ public class BookKeeperService {
     }
 
     @Override
-    public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock) throws TCacheException, org.apache.thrift.TException
+    public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws TCacheException, org.apache.thrift.TException
     {
-      send_status(version, firstBlock, endBlock);
+      send_status(version, firstBlock, endBlock, readEnd);
       return recv_status();
     }
 
-    public void send_status(TObjectVersion version, int firstBlock, int endBlock) throws org.apache.thrift.TException
+    public void send_status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws org.apache.thrift.TException
     {
       status_args args = new status_args();
       args.setVersion(version);
       args.setFirstBlock(firstBlock);
       args.setEndBlock(endBlock);
+      args.setReadEnd(readEnd);
       sendBase("status", args);
     }
 
@@ -562,9 +572,9 @@ public class BookKeeperService {
     }
 
     @Override
-    public void status(TObjectVersion version, int firstBlock, int endBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException {
+    public void status(TObjectVersion version, int firstBlock, int endBlock, int readEnd, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      status_call method_call = new status_call(version, firstBlock, endBlock, resultHandler, this, ___protocolFactory, ___transport);
+      status_call method_call = new status_call(version, firstBlock, endBlock, readEnd, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
@@ -573,11 +583,13 @@ public class BookKeeperService {
       private TObjectVersion version;
       private int firstBlock;
       private int endBlock;
-      public status_call(TObjectVersion version, int firstBlock, int endBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private int readEnd;
+      public status_call(TObjectVersion version, int firstBlock, int endBlock, int readEnd, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.version = version;
         this.firstBlock = firstBlock;
         this.endBlock = endBlock;
+        this.readEnd = readEnd;
       }
 
       @Override
@@ -587,6 +599,7 @@ public class BookKeeperService {
         args.setVersion(version);
         args.setFirstBlock(firstBlock);
         args.setEndBlock(endBlock);
+        args.setReadEnd(readEnd);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -1162,7 +1175,7 @@ public class BookKeeperService {
       public status_result getResult(I iface, status_args args) throws org.apache.thrift.TException {
         status_result result = new status_result();
         try {
-          result.success = iface.status(args.version, args.firstBlock, args.endBlock);
+          result.success = iface.status(args.version, args.firstBlock, args.endBlock, args.readEnd);
         } catch (TCacheException e) {
           result.e = e;
         }
@@ -1746,7 +1759,7 @@ public class BookKeeperService {
 
       @Override
       public void start(I iface, status_args args, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException {
-        iface.status(args.version, args.firstBlock, args.endBlock,resultHandler);
+        iface.status(args.version, args.firstBlock, args.endBlock, args.readEnd,resultHandler);
       }
     }
 
@@ -3322,6 +3335,7 @@ public class BookKeeperService {
     private static final org.apache.thrift.protocol.TField VERSION_FIELD_DESC = new org.apache.thrift.protocol.TField("version", org.apache.thrift.protocol.TType.STRUCT, (short)1);
     private static final org.apache.thrift.protocol.TField FIRST_BLOCK_FIELD_DESC = new org.apache.thrift.protocol.TField("firstBlock", org.apache.thrift.protocol.TType.I32, (short)2);
     private static final org.apache.thrift.protocol.TField END_BLOCK_FIELD_DESC = new org.apache.thrift.protocol.TField("endBlock", org.apache.thrift.protocol.TType.I32, (short)3);
+    private static final org.apache.thrift.protocol.TField READ_END_FIELD_DESC = new org.apache.thrift.protocol.TField("readEnd", org.apache.thrift.protocol.TType.I32, (short)4);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new status_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new status_argsTupleSchemeFactory();
@@ -3329,12 +3343,14 @@ public class BookKeeperService {
     public @org.apache.thrift.annotation.Nullable TObjectVersion version; // required
     public int firstBlock; // required
     public int endBlock; // required
+    public int readEnd; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
       VERSION((short)1, "version"),
       FIRST_BLOCK((short)2, "firstBlock"),
-      END_BLOCK((short)3, "endBlock");
+      END_BLOCK((short)3, "endBlock"),
+      READ_END((short)4, "readEnd");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -3356,6 +3372,8 @@ public class BookKeeperService {
             return FIRST_BLOCK;
           case 3: // END_BLOCK
             return END_BLOCK;
+          case 4: // READ_END
+            return READ_END;
           default:
             return null;
         }
@@ -3401,6 +3419,7 @@ public class BookKeeperService {
     // isset id assignments
     private static final int __FIRSTBLOCK_ISSET_ID = 0;
     private static final int __ENDBLOCK_ISSET_ID = 1;
+    private static final int __READEND_ISSET_ID = 2;
     private byte __isset_bitfield = 0;
     public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
     static {
@@ -3410,6 +3429,8 @@ public class BookKeeperService {
       tmpMap.put(_Fields.FIRST_BLOCK, new org.apache.thrift.meta_data.FieldMetaData("firstBlock", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
       tmpMap.put(_Fields.END_BLOCK, new org.apache.thrift.meta_data.FieldMetaData("endBlock", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      tmpMap.put(_Fields.READ_END, new org.apache.thrift.meta_data.FieldMetaData("readEnd", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(status_args.class, metaDataMap);
@@ -3421,7 +3442,8 @@ public class BookKeeperService {
     public status_args(
       TObjectVersion version,
       int firstBlock,
-      int endBlock)
+      int endBlock,
+      int readEnd)
     {
       this();
       this.version = version;
@@ -3429,6 +3451,8 @@ public class BookKeeperService {
       setFirstBlockIsSet(true);
       this.endBlock = endBlock;
       setEndBlockIsSet(true);
+      this.readEnd = readEnd;
+      setReadEndIsSet(true);
     }
 
     /**
@@ -3441,6 +3465,7 @@ public class BookKeeperService {
       }
       this.firstBlock = other.firstBlock;
       this.endBlock = other.endBlock;
+      this.readEnd = other.readEnd;
     }
 
     @Override
@@ -3455,6 +3480,8 @@ public class BookKeeperService {
       this.firstBlock = 0;
       setEndBlockIsSet(false);
       this.endBlock = 0;
+      setReadEndIsSet(false);
+      this.readEnd = 0;
     }
 
     @org.apache.thrift.annotation.Nullable
@@ -3528,6 +3555,29 @@ public class BookKeeperService {
       __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __ENDBLOCK_ISSET_ID, value);
     }
 
+    public int getReadEnd() {
+      return this.readEnd;
+    }
+
+    public status_args setReadEnd(int readEnd) {
+      this.readEnd = readEnd;
+      setReadEndIsSet(true);
+      return this;
+    }
+
+    public void unsetReadEnd() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __READEND_ISSET_ID);
+    }
+
+    /** Returns true if field readEnd is set (has been assigned a value) and false otherwise */
+    public boolean isSetReadEnd() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __READEND_ISSET_ID);
+    }
+
+    public void setReadEndIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __READEND_ISSET_ID, value);
+    }
+
     @Override
     public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
       switch (field) {
@@ -3555,6 +3605,14 @@ public class BookKeeperService {
         }
         break;
 
+      case READ_END:
+        if (value == null) {
+          unsetReadEnd();
+        } else {
+          setReadEnd((java.lang.Integer)value);
+        }
+        break;
+
       }
     }
 
@@ -3570,6 +3628,9 @@ public class BookKeeperService {
 
       case END_BLOCK:
         return getEndBlock();
+
+      case READ_END:
+        return getReadEnd();
 
       }
       throw new java.lang.IllegalStateException();
@@ -3589,6 +3650,8 @@ public class BookKeeperService {
         return isSetFirstBlock();
       case END_BLOCK:
         return isSetEndBlock();
+      case READ_END:
+        return isSetReadEnd();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -3633,6 +3696,15 @@ public class BookKeeperService {
           return false;
       }
 
+      boolean this_present_readEnd = true;
+      boolean that_present_readEnd = true;
+      if (this_present_readEnd || that_present_readEnd) {
+        if (!(this_present_readEnd && that_present_readEnd))
+          return false;
+        if (this.readEnd != that.readEnd)
+          return false;
+      }
+
       return true;
     }
 
@@ -3647,6 +3719,8 @@ public class BookKeeperService {
       hashCode = hashCode * 8191 + firstBlock;
 
       hashCode = hashCode * 8191 + endBlock;
+
+      hashCode = hashCode * 8191 + readEnd;
 
       return hashCode;
     }
@@ -3689,6 +3763,16 @@ public class BookKeeperService {
           return lastComparison;
         }
       }
+      lastComparison = java.lang.Boolean.compare(isSetReadEnd(), other.isSetReadEnd());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetReadEnd()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.readEnd, other.readEnd);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
       return 0;
     }
 
@@ -3727,6 +3811,10 @@ public class BookKeeperService {
       if (!first) sb.append(", ");
       sb.append("endBlock:");
       sb.append(this.endBlock);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("readEnd:");
+      sb.append(this.readEnd);
       first = false;
       sb.append(")");
       return sb.toString();
@@ -3803,6 +3891,14 @@ public class BookKeeperService {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
+            case 4: // READ_END
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.readEnd = iprot.readI32();
+                struct.setReadEndIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
             default:
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
           }
@@ -3829,6 +3925,9 @@ public class BookKeeperService {
         oprot.writeFieldEnd();
         oprot.writeFieldBegin(END_BLOCK_FIELD_DESC);
         oprot.writeI32(struct.endBlock);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(READ_END_FIELD_DESC);
+        oprot.writeI32(struct.readEnd);
         oprot.writeFieldEnd();
         oprot.writeFieldStop();
         oprot.writeStructEnd();
@@ -3858,7 +3957,10 @@ public class BookKeeperService {
         if (struct.isSetEndBlock()) {
           optionals.set(2);
         }
-        oprot.writeBitSet(optionals, 3);
+        if (struct.isSetReadEnd()) {
+          optionals.set(3);
+        }
+        oprot.writeBitSet(optionals, 4);
         if (struct.isSetVersion()) {
           struct.version.write(oprot);
         }
@@ -3868,12 +3970,15 @@ public class BookKeeperService {
         if (struct.isSetEndBlock()) {
           oprot.writeI32(struct.endBlock);
         }
+        if (struct.isSetReadEnd()) {
+          oprot.writeI32(struct.readEnd);
+        }
       }
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, status_args struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(3);
+        java.util.BitSet incoming = iprot.readBitSet(4);
         if (incoming.get(0)) {
           struct.version = new TObjectVersion();
           struct.version.read(iprot);
@@ -3886,6 +3991,10 @@ public class BookKeeperService {
         if (incoming.get(2)) {
           struct.endBlock = iprot.readI32();
           struct.setEndBlockIsSet(true);
+        }
+        if (incoming.get(3)) {
+          struct.readEnd = iprot.readI32();
+          struct.setReadEndIsSet(true);
         }
       }
     }

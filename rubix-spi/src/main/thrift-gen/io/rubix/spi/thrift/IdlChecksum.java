@@ -2,7 +2,7 @@ package io.rubix.spi.thrift;
 
 /** SHA-256 of the bookkeeper.thrift this code was generated from; a test compares it with the IDL. */
 public final class IdlChecksum {
-  public static final String SHA256 = "035bdd09cc7bd6b4339fe009075ff97af8ad065a25c787f6ad36cafef3e4495b";
+  public static final String SHA256 = "bc19c319e6fa2e095a9b928c45e6cad67d39d73b1c3e2fd73d87cd3135721382";
 
   private IdlChecksum() {}
 }

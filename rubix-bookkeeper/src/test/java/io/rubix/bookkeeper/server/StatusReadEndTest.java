@@ -1,0 +1,43 @@
+package io.rubix.bookkeeper.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.TestBlocks;
+import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.thrift.TObjectVersion;
+import io.rubix.spi.thrift.TServiceInfo;
+import io.rubix.spi.wire.ThriftCodec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The daemon counts as accesses the blocks a status's caller says it reads; a client from before that field counts the whole range. */
+class StatusReadEndTest {
+  private static final int BLOCK = 4096;
+
+  @TempDir
+  Path root;
+
+  @Test
+  void onlyTheBlocksReadNowCountAndAnOlderClientsWholeRangeDoes() throws Exception {
+    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(10),
+        System::nanoTime)) {
+      BookKeeperHandler handler = new BookKeeperHandler(service, new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, BLOCK, "test", 0),
+          new ServerCounters(), Map::of, new EngineCounters());
+      ObjectVersion version = new ObjectVersion("s3a://lake/db/t/part-0", 8L * BLOCK, 1, "e");
+      BlockRange granted = service.acquire(version, 0, 8);
+      assertThat(TestBlocks.commit(service, granted, BLOCK, 0, 1, 2, 3, 4, 5, 6, 7)).isEqualTo(8);
+      TObjectVersion wire = ThriftCodec.toThrift(version);
+
+      handler.status(wire, 2, 8, 4);
+      assertThat(service.insight().tables().get(0).hitBlocks()).as("blocks 2 and 3").isEqualTo(2);
+      handler.status(wire, 2, 8, 0); // an older client sends no readEnd
+      assertThat(service.insight().tables().get(0).hitBlocks()).as("and blocks 2 to 7").isEqualTo(8);
+    }
+  }
+}
