@@ -94,12 +94,19 @@ service BookKeeperService {
   TServiceInfo info(),
 
   /**
-   * readEnd: the caller reads blocks [firstBlock, readEnd) now and asks about the rest ahead; only those
-   * count as accesses in the daemon's statistics. 0 (a client that does not send it) means endBlock.
+   * readEnd: the daemon's statistics count blocks [firstBlock, readEnd) of the answer as read (none when
+   * readEnd = firstBlock: a caller that reports its reads with reportReads). -1, what a client from
+   * before this field sends, means endBlock.
    */
-  TBlockRange status(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock, 4: i32 readEnd) throws (1: TCacheException e),
+  TBlockRange status(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock, 4: i32 readEnd = -1) throws (1: TCacheException e),
 
   TBlockRange acquire(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock) throws (1: TCacheException e),
+
+  /**
+   * Blocks of version a reader read from the cache (for the daemon's statistics only), at most
+   * MAX_BLOCKS_PER_CALL, each inside the object. A daemon without this call answers UNKNOWN_METHOD.
+   */
+  void reportReads(1: TObjectVersion version, 2: list<i32> blocks) throws (1: TCacheException e),
 
   i32 commit(1: i64 leaseId, 2: list<i32> blocks, 3: list<i32> crc32c) throws (1: TCacheException e),
 

@@ -148,6 +148,14 @@ public final class AsyncBookKeeperHandler implements BookKeeperService.AsyncIfac
   }
 
   @Override
+  public void reportReads(TObjectVersion version, List<Integer> blocks, AsyncMethodCallback<Void> callback) {
+    answer(callback, () -> {
+      handler.reportReads(version, blocks);
+      return null;
+    });
+  }
+
+  @Override
   public void reportCounters(Map<String, Long> deltas, AsyncMethodCallback<Void> callback) {
     answer(callback, () -> {
       handler.reportCounters(deltas);

@@ -58,9 +58,17 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   @Override
   public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws TCacheException {
     counters.statusCalls.increment();
-    // a client from before readEnd existed sends none (0): it reads the whole range
-    int read = readEnd == 0 ? endBlock : readEnd;
+    // a client from before readEnd existed sends none (-1): it reads the whole range
+    int read = readEnd == -1 ? endBlock : readEnd;
     return guard("status", () -> ThriftCodec.toThrift(service.status(ThriftCodec.fromThrift(version), firstBlock, endBlock, read)));
+  }
+
+  @Override
+  public void reportReads(TObjectVersion version, List<Integer> blocks) throws TCacheException {
+    guard("reportReads", () -> {
+      service.reportReads(ThriftCodec.fromThrift(version), ThriftCodec.toArray(blocks));
+      return null;
+    });
   }
 
   @Override

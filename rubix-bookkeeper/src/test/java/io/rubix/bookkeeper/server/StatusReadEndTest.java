@@ -1,11 +1,13 @@
 package io.rubix.bookkeeper.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.metadata.TestBlocks;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
+import io.rubix.spi.thrift.TCacheException;
 import io.rubix.spi.thrift.TObjectVersion;
 import io.rubix.spi.thrift.TServiceInfo;
 import io.rubix.spi.wire.ThriftCodec;
@@ -16,7 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The daemon counts as accesses the blocks a status's caller says it reads; a client from before that field counts the whole range. */
+/** The daemon counts as read the blocks a status's caller says it reads now and those it reports; a client from before that field counts the whole range. */
 class StatusReadEndTest {
   private static final int BLOCK = 4096;
 
@@ -24,7 +26,7 @@ class StatusReadEndTest {
   Path root;
 
   @Test
-  void onlyTheBlocksReadNowCountAndAnOlderClientsWholeRangeDoes() throws Exception {
+  void onlyTheBlocksReadNowAndReportedCountAndAnOlderClientsWholeRangeDoes() throws Exception {
     try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(10),
         System::nanoTime)) {
       BookKeeperHandler handler = new BookKeeperHandler(service, new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, BLOCK, "test", 0),
@@ -36,8 +38,17 @@ class StatusReadEndTest {
 
       handler.status(wire, 2, 8, 4);
       assertThat(service.insight().tables().get(0).hitBlocks()).as("blocks 2 and 3").isEqualTo(2);
-      handler.status(wire, 2, 8, 0); // an older client sends no readEnd
+      handler.status(wire, 2, 8, 2);
+      assertThat(service.insight().tables().get(0).hitBlocks()).as("none: this caller reports its reads").isEqualTo(2);
+      handler.status(wire, 2, 8, -1); // what an older client's request holds: it sends no readEnd
       assertThat(service.insight().tables().get(0).hitBlocks()).as("and blocks 2 to 7").isEqualTo(8);
+
+      handler.reportReads(wire, List.of(0, 1));
+      assertThat(service.insight().tables().get(0).hitBlocks()).isEqualTo(10);
+      assertThatThrownBy(() -> handler.reportReads(wire, List.of(8))).isInstanceOf(TCacheException.class)
+          .hasMessageContaining("Bad reportReads request");
+      assertThatThrownBy(() -> handler.status(wire, 2, 8, 1)).isInstanceOf(TCacheException.class).hasMessageContaining("readEnd 1");
+      assertThat(service.insight().tables().get(0).hitBlocks()).isEqualTo(10);
     }
   }
 }

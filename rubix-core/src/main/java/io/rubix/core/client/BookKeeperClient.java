@@ -106,6 +106,15 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
     return checked(ThriftCodec.fromThrift(version, call(c -> c.status(ThriftCodec.toThrift(version), firstBlock, endBlock, readEnd))));
   }
 
+  /** {@inheritDoc} {@link UnknownCallException} from a daemon that predates the call. */
+  @Override
+  public void reportReads(ObjectVersion version, int[] blocks) throws IOException {
+    call(c -> {
+      c.reportReads(ThriftCodec.toThrift(version), ThriftCodec.toList(blocks));
+      return null;
+    });
+  }
+
   @Override
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     return checked(ThriftCodec.fromThrift(version, call(c -> c.acquire(ThriftCodec.toThrift(version), firstBlock, endBlock))));

@@ -22,12 +22,13 @@ import java.util.function.LongSupplier;
  * per table ({@link PrefixTable}) and the working-set estimate (distinct bytes by {@link BottomKSketch}
  * per quarter of the window, hit ratios of {@link ShadowCaches} of 0.5x, 1x and 2x the capacity).
  *
- * <p>An <em>access</em> is a block a {@code status} answer names as cached among those its caller reads
- * now (not those it asked about ahead of reading), a hit, or one an {@code acquire} answer grants or
- * denies (a miss: its reader reads the source). Blocks a status names as missing are not
- * accesses (their reader's acquire counts them), nor are blocks in flight (their fetcher's grant
- * counted them). The service calls this once per answer, grant commit and eviction; every call takes
- * this object's own lock for a few hash and map operations per block, never the service's.
+ * <p>An <em>access</em> is a block read from the cache (a hit), which the reader reports (or, for a
+ * caller that does not, a block a {@code status} answer names as cached), or one an {@code acquire}
+ * answer grants or denies (a miss: its reader reads the source). Blocks a status names as missing are not
+ * accesses (their reader's acquire counts them); a reader that waited for another's fetch and then read
+ * the block from the cache reports a hit. The service calls this once per answer, report, grant commit
+ * and eviction; every call takes this object's own lock for a few hash and map operations per counted
+ * block, never the service's.
  * Thread-safe.
  */
 public final class CacheInsight {
@@ -83,63 +84,98 @@ public final class CacheInsight {
 
   /** Counts the blocks of {@code [range.firstBlock(), readEnd)} that {@code range}, a {@code status} answer, names as cached. */
   public void statusRead(BlockRange range, int readEnd) {
-    count(range, readEnd - range.firstBlock(), false);
-  }
-
-  /** Counts the blocks {@code range}, an {@code acquire} answer, names as cached, granted or denied. */
-  public void acquired(BlockRange range) {
-    count(range, range.states().length, true);
-  }
-
-  /** Counts the accesses among the first {@code blocks} blocks {@code range} names. */
-  private void count(BlockRange range, int blocks, boolean acquire) {
+    int first = range.firstBlock();
+    if (readEnd == first) {
+      return;
+    }
     byte[] states = range.states();
     ObjectVersion version = range.version();
     long versionKey = BlockKeys.version(version);
     long hitBlocks = 0;
+    lock.lock();
+    try {
+      int slot = currentSlot(nanoClock.getAsLong());
+      for (int i = 0; i < readEnd - first; i++) {
+        if (states[i] == BlockState.CACHED.code()) {
+          hitBlocks++;
+          access(slot, version, versionKey, first + i, true);
+        }
+      }
+      if (hitBlocks > 0) {
+        tables.accessed(prefixes.of(version.path()), hitBlocks, hitBlocks, 0, 0);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Counts {@code blocks} of {@code version}, which a reader read from the cache, as hits. */
+  public void readsReported(ObjectVersion version, int[] blocks) {
+    if (blocks.length == 0) {
+      return;
+    }
+    long versionKey = BlockKeys.version(version);
+    lock.lock();
+    try {
+      int slot = currentSlot(nanoClock.getAsLong());
+      for (int block : blocks) {
+        access(slot, version, versionKey, block, true);
+      }
+      tables.accessed(prefixes.of(version.path()), blocks.length, blocks.length, 0, 0);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Counts the blocks {@code range}, an {@code acquire} answer, grants or denies, as misses (cached ones are counted when read). */
+  public void acquired(BlockRange range) {
+    byte[] states = range.states();
+    ObjectVersion version = range.version();
+    long versionKey = BlockKeys.version(version);
     long missBlocks = 0;
     long grantedBytes = 0;
     lock.lock();
     try {
       int slot = currentSlot(nanoClock.getAsLong());
-      long[] now = counters[slot];
-      BottomKSketch sketch = sketches[slot];
-      for (int i = 0; i < blocks; i++) {
-        BlockState state = BlockState.fromCode(states[i]);
-        boolean hit = state == BlockState.CACHED;
-        if (!hit && !(acquire && (state == BlockState.GRANTED || state == BlockState.DENIED))) {
-          continue;
-        }
-        int block = range.firstBlock() + i;
-        int length = version.blockLength(block, blockSize);
-        if (hit) {
-          hitBlocks++;
-          now[OBSERVED_HITS] += length;
-        } else {
+      for (int i = 0; i < states.length; i++) {
+        boolean granted = states[i] == BlockState.GRANTED.code();
+        if (granted || states[i] == BlockState.DENIED.code()) {
           missBlocks++;
-          if (state == BlockState.GRANTED) {
+          int length = access(slot, version, versionKey, range.firstBlock() + i, false);
+          if (granted) {
             grantedBytes += length;
           }
         }
-        now[ACCESSED] += length;
-        long key = BlockKeys.block(versionKey, block);
-        sketch.add(key, length);
-        if (shadows.access(key, length, hits)) {
-          now[SAMPLED] += length;
-          now[SAMPLED_ACCESSES]++;
-          for (int f = 0; f < hits.length; f++) {
-            if (hits[f]) {
-              now[f] += length;
-            }
-          }
-        }
       }
-      if (hitBlocks + missBlocks > 0) {
-        tables.accessed(prefixes.of(version.path()), hitBlocks + missBlocks, hitBlocks, missBlocks, grantedBytes);
+      if (missBlocks > 0) {
+        tables.accessed(prefixes.of(version.path()), missBlocks, 0, missBlocks, grantedBytes);
       }
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Counts one access to {@code block} in the quarter {@code slot}: its bytes, the distinct-bytes sketch, the shadow caches; returns its length. */
+  @GuardedBy("lock")
+  private int access(int slot, ObjectVersion version, long versionKey, int block, boolean hit) {
+    int length = version.blockLength(block, blockSize);
+    long[] now = counters[slot];
+    if (hit) {
+      now[OBSERVED_HITS] += length;
+    }
+    now[ACCESSED] += length;
+    long key = BlockKeys.block(versionKey, block);
+    sketches[slot].add(key, length);
+    if (shadows.access(key, length, hits)) {
+      now[SAMPLED] += length;
+      now[SAMPLED_ACCESSES]++;
+      for (int f = 0; f < hits.length; f++) {
+        if (hits[f]) {
+          now[f] += length;
+        }
+      }
+    }
+    return length;
   }
 
   /** Counts the first {@code count} blocks of {@code blocks} of {@code version} as published. */

@@ -470,9 +470,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) {
     checkRange(version, firstBlock, endBlock);
-    if (readEnd <= firstBlock || readEnd > endBlock) {
-      throw new IllegalArgumentException("readEnd " + readEnd + " is outside (" + firstBlock + ", " + endBlock + "]");
-    }
+    CacheMetadataService.checkReadEnd(firstBlock, endBlock, readEnd);
     BlockRange range;
     lock.lock();
     try {
@@ -485,6 +483,20 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     insight.statusRead(range, readEnd);
     return range;
+  }
+
+  @Override
+  public void reportReads(ObjectVersion version, int[] blocks) {
+    if (blocks.length > MAX_BLOCKS_PER_CALL) {
+      throw new IllegalArgumentException(blocks.length + " blocks reported, more than " + MAX_BLOCKS_PER_CALL);
+    }
+    int blockCount = version.blockCount(blockSize);
+    for (int block : blocks) {
+      if (block < 0 || block >= blockCount) {
+        throw new IllegalArgumentException("Block " + block + " is outside [0, " + blockCount + ") of " + version.path());
+      }
+    }
+    insight.readsReported(version, blocks);
   }
 
   @Override
@@ -1208,20 +1220,34 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       Arrays.fill(states, lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code());
       return new BlockRange(version, "", firstBlock, states, crcs, 0);
     }
-    for (int i = 0; i < count; i++) {
-      int block = firstBlock + i;
-      BlockState state;
-      if (object.published.get(block)) {
-        state = BlockState.CACHED;
-        crcs[i] = object.crc32c[block];
-      } else if (lease != null && lease.blocks.get(block)) {
-        state = BlockState.GRANTED;
-      } else if (object.inFlight.containsKey(block)) {
-        state = BlockState.IN_FLIGHT;
-      } else {
-        state = lease == null ? BlockState.MISSING : BlockState.DENIED;
+    // run by run: a word per 64 blocks finds each run of published blocks, copied whole, and each run of others
+    byte notPublished = lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code();
+    boolean perBlock = lease != null || !object.inFlight.isEmpty();
+    int block = firstBlock;
+    while (block < endBlock) {
+      int published = Math.min(endBlock, object.published.nextClearBit(block));
+      if (published > block) {
+        Arrays.fill(states, block - firstBlock, published - firstBlock, BlockState.CACHED.code());
+        System.arraycopy(object.crc32c, block, crcs, block - firstBlock, published - block);
+        block = published;
+        continue;
       }
-      states[i] = state.code();
+      int next = object.published.nextSetBit(block);
+      int others = next < 0 ? endBlock : Math.min(endBlock, next);
+      if (!perBlock) {
+        Arrays.fill(states, block - firstBlock, others - firstBlock, notPublished);
+        block = others;
+        continue;
+      }
+      for (; block < others; block++) {
+        if (lease != null && lease.blocks.get(block)) {
+          states[block - firstBlock] = BlockState.GRANTED.code();
+        } else if (object.inFlight.containsKey(block)) {
+          states[block - firstBlock] = BlockState.IN_FLIGHT.code();
+        } else {
+          states[block - firstBlock] = notPublished;
+        }
+      }
     }
     long leaseId = lease == null || lease.blocks.isEmpty() ? 0 : lease.id;
     return new BlockRange(version, object.dataFile.toString(), firstBlock, states, crcs, leaseId);

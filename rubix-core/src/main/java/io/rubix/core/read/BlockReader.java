@@ -55,6 +55,11 @@ import java.util.concurrent.Executor;
 public final class BlockReader {
   /** Bytes a status call covers beyond the read that needs it (at least 64 blocks): the same round trips per byte whatever the block size. */
   private static final long STATUS_WINDOW_BYTES = 64L << 20;
+  /**
+   * Objects of at most this many blocks are asked about whole: an answer of at most 5 KiB (a state and a
+   * CRC per block) that the service builds run by run, a word per 64 blocks when they are cached.
+   */
+  static final int WHOLE_OBJECT_STATUS_BLOCKS = 1024;
 
   private final int blockSize;
   /** Blocks a status call covers beyond the read that needs it. */
@@ -127,6 +132,7 @@ public final class BlockReader {
 
   /** Forgets what the session remembers between reads (a stream's {@code unbuffer}): the next read asks again. */
   void unbuffer(ReadSession s) {
+    cached.reportReads(s);
     s.recentStatus = null;
     if (peers != null) {
       peers.forget(s);
@@ -140,6 +146,11 @@ public final class BlockReader {
    */
   int read(ReadSession s, long position, ByteBuffer dst) throws IOException {
     return read(s, position, dst, true);
+  }
+
+  /** The stream of {@code s} is closed: reports what it read from the cache. */
+  void close(ReadSession s) {
+    cached.reportReads(s);
   }
 
   /**
@@ -250,7 +261,7 @@ public final class BlockReader {
     try {
       BlockRange status = s.recentStatus;
       if (status == null || !status.covers(first, s.blockCount)) {
-        status = service.status(s.version, first, s.blockCount);
+        status = service.status(s.version, first, s.blockCount, first); // a load into memory, not a read the statistics count
       }
       if (!status.allCached(first, s.blockCount)) {
         return;
@@ -303,12 +314,17 @@ public final class BlockReader {
   }
 
   /**
-   * The status of blocks from {@code first} to at least {@code end}, and up to {@link #statusWindow} blocks
-   * ahead. Only {@code [first, end)} is about to be read: the service counts those as accesses, not the
-   * blocks asked about ahead (a random reader reads few of them).
+   * The status of blocks {@code [first, end)} and of the blocks around them: all of the object's when it
+   * has at most {@link #WHOLE_OBJECT_STATUS_BLOCKS} (so a stream of it, random or sequential, asks once
+   * while its blocks stay cached), else up to {@link #statusWindow} blocks ahead of {@code first} (and
+   * before it when the object ends sooner). The service counts none of them as read: {@link CachedBlocks}
+   * reports the blocks read, which are not those an answer names (a random reader reads few of them, and
+   * reads blocks of an earlier answer without asking again).
    */
   private BlockRange statusFrom(ReadSession s, int first, int end) throws IOException {
-    return service.status(s.version, first, Math.max(end, Math.min(s.blockCount, first + statusWindow)), end);
+    int window = s.blockCount <= WHOLE_OBJECT_STATUS_BLOCKS ? s.blockCount : statusWindow;
+    int from = Math.max(0, Math.min(first, s.blockCount - window));
+    return service.status(s.version, from, Math.max(end, Math.min(s.blockCount, from + window)), from);
   }
 
   private void readRange(ReadSession s, Span target) throws IOException {

@@ -53,7 +53,7 @@ final class CachedBlocks {
    *     was interrupted
    */
   Unserved read(ReadSession s, BlockRange status, int first, int end, Span span) throws IOException {
-    Path dataFile = Path.of(status.dataFile());
+    Path dataFile = s.dataFile(status.dataFile());
     for (int b = first; b < end; b++) {
       Span block = span.blocks(b, b + 1, blockSize);
       int length = block.length();
@@ -62,6 +62,9 @@ final class CachedBlocks {
         store.read(dataFile, s.version, b, status.crc32c(b), block.position(), block.buffer());
         s.stats.add(CacheCounter.HIT_BYTES, length);
         s.stats.add(CacheCounter.HIT_BLOCKS, 1);
+        if (s.noteCachedRead(b)) {
+          reportReads(s);
+        }
         continue;
       } catch (CacheCorruptionException e) {
         s.stats.add(CacheCounter.CHECKSUM_FAILURES, 1);
@@ -86,6 +89,23 @@ final class CachedBlocks {
       return new Unserved(b, b + 1);
     }
     return null;
+  }
+
+  /**
+   * Reports to the service the blocks {@code s} read from the cache since its last report, for its
+   * statistics only: a failure (a daemon that predates the call, one that is down) loses the report and
+   * nothing else.
+   */
+  void reportReads(ReadSession s) {
+    int[] blocks = s.takeCachedReads();
+    if (blocks.length == 0) {
+      return;
+    }
+    try {
+      service.reportReads(s.version, blocks);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Could not report {} blocks read from the cache of {}", blocks.length, s.version, e);
+    }
   }
 
   private void reportCorrupt(ObjectVersion version, int block) {

@@ -175,7 +175,10 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
 
   @Override
   public void close() {
-    closed = true;
+    if (!closed) {
+      closed = true;
+      reader.close(session);
+    }
   }
 
   /** As Hadoop 3's {@code FSInputStream.validatePositionedReadArgs}, which Hadoop 2.7 lacks. */

@@ -162,7 +162,8 @@ final class Fills {
         throw new InterruptedIOException("Interrupted waiting for blocks [" + first + ", " + end + ") of " + s.version.path());
       }
     }
-    return service.status(s.version, first, end);
+    // counted as read where they are read (CachedBlocks reports them), not here
+    return service.status(s.version, first, end, first);
   }
 
   /** {@code e}, or the {@link StaleVersionException} among its suppressed failures: the one that tells a peer the version is gone. */

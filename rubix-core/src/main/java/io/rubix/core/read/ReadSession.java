@@ -7,6 +7,7 @@ import io.rubix.core.peer.PeerReader.PeerBlock;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -37,6 +38,11 @@ final class ReadSession {
   /** Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index. Owner: {@link PeerBlocks}. */
   final ConcurrentHashMap<Integer, CompletableFuture<PeerBlock>> peerAhead = new ConcurrentHashMap<>();
 
+  /** The data file the last cached read used, as named in a status answer and as a path (parsed once per file, not per read). */
+  private volatile DataFilePath lastDataFile;
+  /** Blocks read from the cache and not yet reported to the service; guarded by itself. Owner: {@link CachedBlocks}. */
+  private final CachedReads cachedReads = new CachedReads();
+
   /** Where the last stream read ended; -1 before the first, so that a first read at 0 continues nothing. */
   @GuardedBy("this")
   private long lastReadEnd = -1;
@@ -57,6 +63,36 @@ final class ReadSession {
     this.source = requireNonNull(source, "source is null");
     this.stats = requireNonNull(stats, "stats is null");
     this.blockCount = version.blockCount(blockSize);
+  }
+
+  /** {@code dataFile}, a status answer's data file, as a path. */
+  Path dataFile(String dataFile) {
+    DataFilePath last = lastDataFile;
+    if (last == null || !last.name().equals(dataFile)) {
+      last = new DataFilePath(dataFile, Path.of(dataFile));
+      lastDataFile = last;
+    }
+    return last.path();
+  }
+
+  private record DataFilePath(String name, Path path) {}
+
+  /**
+   * Notes that {@code block} was read from the cache; true when {@link #takeCachedReads} should be
+   * reported now (the record is full). A block read again right after itself (small reads of one block)
+   * is noted once.
+   */
+  boolean noteCachedRead(int block) {
+    synchronized (cachedReads) {
+      return cachedReads.add(block);
+    }
+  }
+
+  /** The blocks noted since the last call, oldest first; empty when none. */
+  int[] takeCachedReads() {
+    synchronized (cachedReads) {
+      return cachedReads.take();
+    }
   }
 
   /**

@@ -103,16 +103,31 @@ class BlockReaderTest {
   }
 
   @Test
-  void aWarmRandomReadCountsItsOwnBlocksNotTheStatusWindowAhead() throws IOException {
+  void theServiceCountsTheBlocksAStreamReadFromTheCacheNotTheStatusWindowAhead() throws IOException {
     try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
-      BlockReader reader = reader(fixture);
-      read(reader, fixture.session(), 0, LENGTH);
+      CountingMetadataService counting = new CountingMetadataService(fixture.service);
+      BlockReader reader = new BlockReader(ReadFixture.config(fixture.root, false, 2), counting, fixture.store, DIRECT, DIRECT);
+      ReadSession cold = fixture.session();
+      read(reader, cold, 0, LENGTH);
+      reader.close(cold);
       long accessed = fixture.service.insight().workingSet().accessedBytes();
+      long hits = fixture.service.insight().tables().get(0).hitBlocks();
 
-      // one block in the middle: the reader asks about blocks 1 to 5 to spare later calls, but reads block 1 only
-      assertThat(read(reader, fixture.session(), BLOCK + 10, 2L * BLOCK - 10)).isEqualTo(fixture.bytes(BLOCK + 10, 2L * BLOCK - 10));
-      assertThat(fixture.service.insight().workingSet().accessedBytes() - accessed).isEqualTo(BLOCK);
-      assertThat(fixture.service.insight().tables().get(0).hitBlocks()).isEqualTo(1);
+      // block 1 (in two small reads), block 4, block 0: the reader asks about all 6 blocks once, and reads three of them
+      ReadSession warm = fixture.session();
+      int asked = counting.statusCalls.get();
+      assertThat(read(reader, warm, BLOCK + 10, BLOCK + 100)).isEqualTo(fixture.bytes(BLOCK + 10, BLOCK + 100));
+      assertThat(read(reader, warm, BLOCK + 100, 2L * BLOCK - 10)).isEqualTo(fixture.bytes(BLOCK + 100, 2L * BLOCK - 10));
+      assertThat(read(reader, warm, 4L * BLOCK, 4L * BLOCK + 10)).isEqualTo(fixture.bytes(4L * BLOCK, 4L * BLOCK + 10));
+      assertThat(read(reader, warm, 5, 10)).isEqualTo(fixture.bytes(5, 10));
+      assertThat(counting.statusCalls.get() - asked).as("one status, of the whole small object, answers all four reads").isEqualTo(1);
+      assertThat(fixture.service.insight().tables().get(0).hitBlocks()).as("nothing counted until reported").isEqualTo(hits);
+
+      reader.close(warm);
+      assertThat(fixture.service.insight().workingSet().accessedBytes() - accessed).isEqualTo(3L * BLOCK);
+      assertThat(fixture.service.insight().tables().get(0).hitBlocks() - hits).isEqualTo(3);
+      reader.close(warm);
+      assertThat(fixture.service.insight().tables().get(0).hitBlocks() - hits).as("reported once").isEqualTo(3);
     }
   }
 

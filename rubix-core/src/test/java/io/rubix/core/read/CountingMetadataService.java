@@ -31,6 +31,17 @@ final class CountingMetadataService implements CacheMetadataService {
   }
 
   @Override
+  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) throws IOException {
+    statusCalls.incrementAndGet();
+    return delegate.status(version, firstBlock, endBlock, readEnd);
+  }
+
+  @Override
+  public void reportReads(ObjectVersion version, int[] blocks) throws IOException {
+    delegate.reportReads(version, blocks);
+  }
+
+  @Override
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     acquireCalls.incrementAndGet();
     return delegate.acquire(version, firstBlock, endBlock);

@@ -33,23 +33,39 @@ public interface CacheMetadataService extends Closeable {
   /** The block size all readers of this service must use, in bytes. */
   int blockSize();
 
-  /** The state of blocks {@code [firstBlock, endBlock)}, all of which the caller reads; never grants anything. Marks the version used. */
+  /**
+   * The state of blocks {@code [firstBlock, endBlock)}; never grants anything. Marks the version used.
+   * A service that keeps statistics counts the cached ones as read.
+   */
   BlockRange status(ObjectVersion version, int firstBlock, int endBlock) throws IOException;
 
   /**
-   * Like {@link #status(ObjectVersion, int, int)}, for a caller that reads only blocks
-   * {@code [firstBlock, readEnd)} now and asks about the rest ahead of reading (to spare itself later
-   * calls). A service that keeps statistics of accesses counts only the blocks read; this default,
-   * for services that keep none, answers the whole range.
+   * Like {@link #status(ObjectVersion, int, int)}, but a service that keeps statistics counts only the
+   * cached blocks of {@code [firstBlock, readEnd)} as read: none when {@code readEnd == firstBlock}, for
+   * a caller that asks ahead of reading and {@linkplain #reportReads reports} what it reads. This
+   * default, for services that keep none, answers the range.
    *
-   * @throws IllegalArgumentException also when {@code readEnd} is not in {@code (firstBlock, endBlock]}
+   * @throws IllegalArgumentException also when {@code readEnd} is not in {@code [firstBlock, endBlock]}
    */
   default BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) throws IOException {
-    if (readEnd <= firstBlock || readEnd > endBlock) {
-      throw new IllegalArgumentException("readEnd " + readEnd + " is outside (" + firstBlock + ", " + endBlock + "]");
-    }
+    checkReadEnd(firstBlock, endBlock, readEnd);
     return status(version, firstBlock, endBlock);
   }
+
+  /** Fails unless {@code readEnd} is in {@code [firstBlock, endBlock]}. */
+  static void checkReadEnd(int firstBlock, int endBlock, int readEnd) {
+    if (readEnd < firstBlock || readEnd > endBlock) {
+      throw new IllegalArgumentException("readEnd " + readEnd + " is outside [" + firstBlock + ", " + endBlock + "]");
+    }
+  }
+
+  /**
+   * Tells a service that keeps statistics that its caller read {@code blocks} of {@code version} from
+   * the cache (blocks it asked about without having them counted). At most {@link #MAX_BLOCKS_PER_CALL}
+   * blocks, each inside the object. Statistics only: nothing else depends on it, and this default
+   * ignores it.
+   */
+  default void reportReads(ObjectVersion version, int[] blocks) throws IOException {}
 
   /**
    * Like {@link #status}, but grants the caller every missing block it can reserve space for. The

@@ -14,8 +14,9 @@ public class BookKeeperService {
     public TServiceInfo info() throws org.apache.thrift.TException;
 
     /**
-     * readEnd: the caller reads blocks [firstBlock, readEnd) now and asks about the rest ahead; only those
-     * count as accesses in the daemon's statistics. 0 (a client that does not send it) means endBlock.
+     * readEnd: the daemon's statistics count blocks [firstBlock, readEnd) of the answer as read (none when
+     * readEnd = firstBlock: a caller that reports its reads with reportReads). -1, what a client from
+     * before this field sends, means endBlock.
      * 
      * @param version
      * @param firstBlock
@@ -25,6 +26,15 @@ public class BookKeeperService {
     public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws TCacheException, org.apache.thrift.TException;
 
     public TBlockRange acquire(TObjectVersion version, int firstBlock, int endBlock) throws TCacheException, org.apache.thrift.TException;
+
+    /**
+     * Blocks of version a reader read from the cache (for the daemon's statistics only), at most
+     * MAX_BLOCKS_PER_CALL, each inside the object. A daemon without this call answers UNKNOWN_METHOD.
+     * 
+     * @param version
+     * @param blocks
+     */
+    public void reportReads(TObjectVersion version, java.util.List<java.lang.Integer> blocks) throws TCacheException, org.apache.thrift.TException;
 
     public int commit(long leaseId, java.util.List<java.lang.Integer> blocks, java.util.List<java.lang.Integer> crc32c) throws TCacheException, org.apache.thrift.TException;
 
@@ -79,6 +89,8 @@ public class BookKeeperService {
     public void status(TObjectVersion version, int firstBlock, int endBlock, int readEnd, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException;
 
     public void acquire(TObjectVersion version, int firstBlock, int endBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException;
+
+    public void reportReads(TObjectVersion version, java.util.List<java.lang.Integer> blocks, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
 
     public void commit(long leaseId, java.util.List<java.lang.Integer> blocks, java.util.List<java.lang.Integer> crc32c, org.apache.thrift.async.AsyncMethodCallback<java.lang.Integer> resultHandler) throws org.apache.thrift.TException;
 
@@ -208,6 +220,31 @@ public class BookKeeperService {
         throw result.e;
       }
       throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "acquire failed: unknown result");
+    }
+
+    @Override
+    public void reportReads(TObjectVersion version, java.util.List<java.lang.Integer> blocks) throws TCacheException, org.apache.thrift.TException
+    {
+      send_reportReads(version, blocks);
+      recv_reportReads();
+    }
+
+    public void send_reportReads(TObjectVersion version, java.util.List<java.lang.Integer> blocks) throws org.apache.thrift.TException
+    {
+      reportReads_args args = new reportReads_args();
+      args.setVersion(version);
+      args.setBlocks(blocks);
+      sendBase("reportReads", args);
+    }
+
+    public void recv_reportReads() throws TCacheException, org.apache.thrift.TException
+    {
+      reportReads_result result = new reportReads_result();
+      receiveBase(result, "reportReads");
+      if (result.e != null) {
+        throw result.e;
+      }
+      return;
     }
 
     @Override
@@ -653,6 +690,45 @@ public class BookKeeperService {
         org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
         org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
         return (new Client(prot)).recv_acquire();
+      }
+    }
+
+    @Override
+    public void reportReads(TObjectVersion version, java.util.List<java.lang.Integer> blocks, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      reportReads_call method_call = new reportReads_call(version, blocks, resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class reportReads_call extends org.apache.thrift.async.TAsyncMethodCall<Void> {
+      private TObjectVersion version;
+      private java.util.List<java.lang.Integer> blocks;
+      public reportReads_call(TObjectVersion version, java.util.List<java.lang.Integer> blocks, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+        this.version = version;
+        this.blocks = blocks;
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("reportReads", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        reportReads_args args = new reportReads_args();
+        args.setVersion(version);
+        args.setBlocks(blocks);
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public Void getResult() throws TCacheException, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        (new Client(prot)).recv_reportReads();
+        return null;
       }
     }
 
@@ -1108,6 +1184,7 @@ public class BookKeeperService {
       processMap.put("info", new info());
       processMap.put("status", new status());
       processMap.put("acquire", new acquire());
+      processMap.put("reportReads", new reportReads());
       processMap.put("commit", new commit());
       processMap.put("abort", new abort());
       processMap.put("awaitInFlight", new awaitInFlight());
@@ -1208,6 +1285,38 @@ public class BookKeeperService {
         acquire_result result = new acquire_result();
         try {
           result.success = iface.acquire(args.version, args.firstBlock, args.endBlock);
+        } catch (TCacheException e) {
+          result.e = e;
+        }
+        return result;
+      }
+    }
+
+    public static class reportReads<I extends Iface> extends org.apache.thrift.ProcessFunction<I, reportReads_args> {
+      public reportReads() {
+        super("reportReads");
+      }
+
+      @Override
+      public reportReads_args getEmptyArgsInstance() {
+        return new reportReads_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public reportReads_result getResult(I iface, reportReads_args args) throws org.apache.thrift.TException {
+        reportReads_result result = new reportReads_result();
+        try {
+          iface.reportReads(args.version, args.blocks);
         } catch (TCacheException e) {
           result.e = e;
         }
@@ -1610,6 +1719,7 @@ public class BookKeeperService {
       processMap.put("info", new info());
       processMap.put("status", new status());
       processMap.put("acquire", new acquire());
+      processMap.put("reportReads", new reportReads());
       processMap.put("commit", new commit());
       processMap.put("abort", new abort());
       processMap.put("awaitInFlight", new awaitInFlight());
@@ -1831,6 +1941,76 @@ public class BookKeeperService {
       @Override
       public void start(I iface, acquire_args args, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException {
         iface.acquire(args.version, args.firstBlock, args.endBlock,resultHandler);
+      }
+    }
+
+    public static class reportReads<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, reportReads_args, Void> {
+      public reportReads() {
+        super("reportReads");
+      }
+
+      @Override
+      public reportReads_args getEmptyArgsInstance() {
+        return new reportReads_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<Void> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<Void>() { 
+          @Override
+          public void onComplete(Void o) {
+            reportReads_result result = new reportReads_result();
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            reportReads_result result = new reportReads_result();
+            if (e instanceof TCacheException) {
+              result.e = (TCacheException) e;
+              result.setEIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, reportReads_args args, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
+        iface.reportReads(args.version, args.blocks,resultHandler);
       }
     }
 
@@ -3437,6 +3617,8 @@ public class BookKeeperService {
     }
 
     public status_args() {
+      this.readEnd = -1;
+
     }
 
     public status_args(
@@ -3480,8 +3662,8 @@ public class BookKeeperService {
       this.firstBlock = 0;
       setEndBlockIsSet(false);
       this.endBlock = 0;
-      setReadEndIsSet(false);
-      this.readEnd = 0;
+      this.readEnd = -1;
+
     }
 
     @org.apache.thrift.annotation.Nullable
@@ -5565,6 +5747,925 @@ public class BookKeeperService {
   }
 
   @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class reportReads_args implements org.apache.thrift.TBase<reportReads_args, reportReads_args._Fields>, java.io.Serializable, Cloneable, Comparable<reportReads_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("reportReads_args");
+
+    private static final org.apache.thrift.protocol.TField VERSION_FIELD_DESC = new org.apache.thrift.protocol.TField("version", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+    private static final org.apache.thrift.protocol.TField BLOCKS_FIELD_DESC = new org.apache.thrift.protocol.TField("blocks", org.apache.thrift.protocol.TType.LIST, (short)2);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new reportReads_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new reportReads_argsTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable TObjectVersion version; // required
+    public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.Integer> blocks; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      VERSION((short)1, "version"),
+      BLOCKS((short)2, "blocks");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // VERSION
+            return VERSION;
+          case 2: // BLOCKS
+            return BLOCKS;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.VERSION, new org.apache.thrift.meta_data.FieldMetaData("version", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, TObjectVersion.class)));
+      tmpMap.put(_Fields.BLOCKS, new org.apache.thrift.meta_data.FieldMetaData("blocks", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
+              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32))));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(reportReads_args.class, metaDataMap);
+    }
+
+    public reportReads_args() {
+    }
+
+    public reportReads_args(
+      TObjectVersion version,
+      java.util.List<java.lang.Integer> blocks)
+    {
+      this();
+      this.version = version;
+      this.blocks = blocks;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public reportReads_args(reportReads_args other) {
+      if (other.isSetVersion()) {
+        this.version = new TObjectVersion(other.version);
+      }
+      if (other.isSetBlocks()) {
+        java.util.List<java.lang.Integer> __this__blocks = new java.util.ArrayList<java.lang.Integer>(other.blocks);
+        this.blocks = __this__blocks;
+      }
+    }
+
+    @Override
+    public reportReads_args deepCopy() {
+      return new reportReads_args(this);
+    }
+
+    @Override
+    public void clear() {
+      this.version = null;
+      this.blocks = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public TObjectVersion getVersion() {
+      return this.version;
+    }
+
+    public reportReads_args setVersion(@org.apache.thrift.annotation.Nullable TObjectVersion version) {
+      this.version = version;
+      return this;
+    }
+
+    public void unsetVersion() {
+      this.version = null;
+    }
+
+    /** Returns true if field version is set (has been assigned a value) and false otherwise */
+    public boolean isSetVersion() {
+      return this.version != null;
+    }
+
+    public void setVersionIsSet(boolean value) {
+      if (!value) {
+        this.version = null;
+      }
+    }
+
+    public int getBlocksSize() {
+      return (this.blocks == null) ? 0 : this.blocks.size();
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.Iterator<java.lang.Integer> getBlocksIterator() {
+      return (this.blocks == null) ? null : this.blocks.iterator();
+    }
+
+    public void addToBlocks(int elem) {
+      if (this.blocks == null) {
+        this.blocks = new java.util.ArrayList<java.lang.Integer>();
+      }
+      this.blocks.add(elem);
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.List<java.lang.Integer> getBlocks() {
+      return this.blocks;
+    }
+
+    public reportReads_args setBlocks(@org.apache.thrift.annotation.Nullable java.util.List<java.lang.Integer> blocks) {
+      this.blocks = blocks;
+      return this;
+    }
+
+    public void unsetBlocks() {
+      this.blocks = null;
+    }
+
+    /** Returns true if field blocks is set (has been assigned a value) and false otherwise */
+    public boolean isSetBlocks() {
+      return this.blocks != null;
+    }
+
+    public void setBlocksIsSet(boolean value) {
+      if (!value) {
+        this.blocks = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case VERSION:
+        if (value == null) {
+          unsetVersion();
+        } else {
+          setVersion((TObjectVersion)value);
+        }
+        break;
+
+      case BLOCKS:
+        if (value == null) {
+          unsetBlocks();
+        } else {
+          setBlocks((java.util.List<java.lang.Integer>)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case VERSION:
+        return getVersion();
+
+      case BLOCKS:
+        return getBlocks();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case VERSION:
+        return isSetVersion();
+      case BLOCKS:
+        return isSetBlocks();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof reportReads_args)
+        return this.equals((reportReads_args)that);
+      return false;
+    }
+
+    public boolean equals(reportReads_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_version = true && this.isSetVersion();
+      boolean that_present_version = true && that.isSetVersion();
+      if (this_present_version || that_present_version) {
+        if (!(this_present_version && that_present_version))
+          return false;
+        if (!this.version.equals(that.version))
+          return false;
+      }
+
+      boolean this_present_blocks = true && this.isSetBlocks();
+      boolean that_present_blocks = true && that.isSetBlocks();
+      if (this_present_blocks || that_present_blocks) {
+        if (!(this_present_blocks && that_present_blocks))
+          return false;
+        if (!this.blocks.equals(that.blocks))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetVersion()) ? 131071 : 524287);
+      if (isSetVersion())
+        hashCode = hashCode * 8191 + version.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetBlocks()) ? 131071 : 524287);
+      if (isSetBlocks())
+        hashCode = hashCode * 8191 + blocks.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(reportReads_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetVersion(), other.isSetVersion());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetVersion()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.version, other.version);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetBlocks(), other.isSetBlocks());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetBlocks()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.blocks, other.blocks);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("reportReads_args(");
+      boolean first = true;
+
+      sb.append("version:");
+      if (this.version == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.version);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("blocks:");
+      if (this.blocks == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.blocks);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+      if (version != null) {
+        version.validate();
+      }
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class reportReads_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public reportReads_argsStandardScheme getScheme() {
+        return new reportReads_argsStandardScheme();
+      }
+    }
+
+    private static class reportReads_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<reportReads_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, reportReads_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // VERSION
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.version = new TObjectVersion();
+                struct.version.read(iprot);
+                struct.setVersionIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 2: // BLOCKS
+              if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
+                {
+                  org.apache.thrift.protocol.TList _list16 = iprot.readListBegin();
+                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list16.size);
+                  int _elem17;
+                  for (int _i18 = 0; _i18 < _list16.size; ++_i18)
+                  {
+                    _elem17 = iprot.readI32();
+                    struct.blocks.add(_elem17);
+                  }
+                  iprot.readListEnd();
+                }
+                struct.setBlocksIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, reportReads_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.version != null) {
+          oprot.writeFieldBegin(VERSION_FIELD_DESC);
+          struct.version.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        if (struct.blocks != null) {
+          oprot.writeFieldBegin(BLOCKS_FIELD_DESC);
+          {
+            oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.blocks.size()));
+            for (int _iter19 : struct.blocks)
+            {
+              oprot.writeI32(_iter19);
+            }
+            oprot.writeListEnd();
+          }
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class reportReads_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public reportReads_argsTupleScheme getScheme() {
+        return new reportReads_argsTupleScheme();
+      }
+    }
+
+    private static class reportReads_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<reportReads_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, reportReads_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetVersion()) {
+          optionals.set(0);
+        }
+        if (struct.isSetBlocks()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetVersion()) {
+          struct.version.write(oprot);
+        }
+        if (struct.isSetBlocks()) {
+          {
+            oprot.writeI32(struct.blocks.size());
+            for (int _iter20 : struct.blocks)
+            {
+              oprot.writeI32(_iter20);
+            }
+          }
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, reportReads_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.version = new TObjectVersion();
+          struct.version.read(iprot);
+          struct.setVersionIsSet(true);
+        }
+        if (incoming.get(1)) {
+          {
+            org.apache.thrift.protocol.TList _list21 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list21.size);
+            int _elem22;
+            for (int _i23 = 0; _i23 < _list21.size; ++_i23)
+            {
+              _elem22 = iprot.readI32();
+              struct.blocks.add(_elem22);
+            }
+          }
+          struct.setBlocksIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class reportReads_result implements org.apache.thrift.TBase<reportReads_result, reportReads_result._Fields>, java.io.Serializable, Cloneable, Comparable<reportReads_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("reportReads_result");
+
+    private static final org.apache.thrift.protocol.TField E_FIELD_DESC = new org.apache.thrift.protocol.TField("e", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new reportReads_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new reportReads_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable TCacheException e; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      E((short)1, "e");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // E
+            return E;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.E, new org.apache.thrift.meta_data.FieldMetaData("e", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, TCacheException.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(reportReads_result.class, metaDataMap);
+    }
+
+    public reportReads_result() {
+    }
+
+    public reportReads_result(
+      TCacheException e)
+    {
+      this();
+      this.e = e;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public reportReads_result(reportReads_result other) {
+      if (other.isSetE()) {
+        this.e = new TCacheException(other.e);
+      }
+    }
+
+    @Override
+    public reportReads_result deepCopy() {
+      return new reportReads_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.e = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public TCacheException getE() {
+      return this.e;
+    }
+
+    public reportReads_result setE(@org.apache.thrift.annotation.Nullable TCacheException e) {
+      this.e = e;
+      return this;
+    }
+
+    public void unsetE() {
+      this.e = null;
+    }
+
+    /** Returns true if field e is set (has been assigned a value) and false otherwise */
+    public boolean isSetE() {
+      return this.e != null;
+    }
+
+    public void setEIsSet(boolean value) {
+      if (!value) {
+        this.e = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case E:
+        if (value == null) {
+          unsetE();
+        } else {
+          setE((TCacheException)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case E:
+        return getE();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case E:
+        return isSetE();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof reportReads_result)
+        return this.equals((reportReads_result)that);
+      return false;
+    }
+
+    public boolean equals(reportReads_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_e = true && this.isSetE();
+      boolean that_present_e = true && that.isSetE();
+      if (this_present_e || that_present_e) {
+        if (!(this_present_e && that_present_e))
+          return false;
+        if (!this.e.equals(that.e))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetE()) ? 131071 : 524287);
+      if (isSetE())
+        hashCode = hashCode * 8191 + e.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(reportReads_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetE(), other.isSetE());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetE()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.e, other.e);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("reportReads_result(");
+      boolean first = true;
+
+      sb.append("e:");
+      if (this.e == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.e);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class reportReads_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public reportReads_resultStandardScheme getScheme() {
+        return new reportReads_resultStandardScheme();
+      }
+    }
+
+    private static class reportReads_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<reportReads_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, reportReads_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // E
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.e = new TCacheException();
+                struct.e.read(iprot);
+                struct.setEIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, reportReads_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.e != null) {
+          oprot.writeFieldBegin(E_FIELD_DESC);
+          struct.e.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class reportReads_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public reportReads_resultTupleScheme getScheme() {
+        return new reportReads_resultTupleScheme();
+      }
+    }
+
+    private static class reportReads_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<reportReads_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, reportReads_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetE()) {
+          optionals.set(0);
+        }
+        oprot.writeBitSet(optionals, 1);
+        if (struct.isSetE()) {
+          struct.e.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, reportReads_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(1);
+        if (incoming.get(0)) {
+          struct.e = new TCacheException();
+          struct.e.read(iprot);
+          struct.setEIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
   public static class commit_args implements org.apache.thrift.TBase<commit_args, commit_args._Fields>, java.io.Serializable, Cloneable, Comparable<commit_args>   {
     private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("commit_args");
 
@@ -6078,13 +7179,13 @@ public class BookKeeperService {
             case 2: // BLOCKS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list16 = iprot.readListBegin();
-                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list16.size);
-                  int _elem17;
-                  for (int _i18 = 0; _i18 < _list16.size; ++_i18)
+                  org.apache.thrift.protocol.TList _list24 = iprot.readListBegin();
+                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list24.size);
+                  int _elem25;
+                  for (int _i26 = 0; _i26 < _list24.size; ++_i26)
                   {
-                    _elem17 = iprot.readI32();
-                    struct.blocks.add(_elem17);
+                    _elem25 = iprot.readI32();
+                    struct.blocks.add(_elem25);
                   }
                   iprot.readListEnd();
                 }
@@ -6096,13 +7197,13 @@ public class BookKeeperService {
             case 3: // CRC32C
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list19 = iprot.readListBegin();
-                  struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list19.size);
-                  int _elem20;
-                  for (int _i21 = 0; _i21 < _list19.size; ++_i21)
+                  org.apache.thrift.protocol.TList _list27 = iprot.readListBegin();
+                  struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list27.size);
+                  int _elem28;
+                  for (int _i29 = 0; _i29 < _list27.size; ++_i29)
                   {
-                    _elem20 = iprot.readI32();
-                    struct.crc32c.add(_elem20);
+                    _elem28 = iprot.readI32();
+                    struct.crc32c.add(_elem28);
                   }
                   iprot.readListEnd();
                 }
@@ -6134,9 +7235,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(BLOCKS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.blocks.size()));
-            for (int _iter22 : struct.blocks)
+            for (int _iter30 : struct.blocks)
             {
-              oprot.writeI32(_iter22);
+              oprot.writeI32(_iter30);
             }
             oprot.writeListEnd();
           }
@@ -6146,9 +7247,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(CRC32C_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.crc32c.size()));
-            for (int _iter23 : struct.crc32c)
+            for (int _iter31 : struct.crc32c)
             {
-              oprot.writeI32(_iter23);
+              oprot.writeI32(_iter31);
             }
             oprot.writeListEnd();
           }
@@ -6189,18 +7290,18 @@ public class BookKeeperService {
         if (struct.isSetBlocks()) {
           {
             oprot.writeI32(struct.blocks.size());
-            for (int _iter24 : struct.blocks)
+            for (int _iter32 : struct.blocks)
             {
-              oprot.writeI32(_iter24);
+              oprot.writeI32(_iter32);
             }
           }
         }
         if (struct.isSetCrc32c()) {
           {
             oprot.writeI32(struct.crc32c.size());
-            for (int _iter25 : struct.crc32c)
+            for (int _iter33 : struct.crc32c)
             {
-              oprot.writeI32(_iter25);
+              oprot.writeI32(_iter33);
             }
           }
         }
@@ -6216,26 +7317,26 @@ public class BookKeeperService {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list26 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list26.size);
-            int _elem27;
-            for (int _i28 = 0; _i28 < _list26.size; ++_i28)
+            org.apache.thrift.protocol.TList _list34 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list34.size);
+            int _elem35;
+            for (int _i36 = 0; _i36 < _list34.size; ++_i36)
             {
-              _elem27 = iprot.readI32();
-              struct.blocks.add(_elem27);
+              _elem35 = iprot.readI32();
+              struct.blocks.add(_elem35);
             }
           }
           struct.setBlocksIsSet(true);
         }
         if (incoming.get(2)) {
           {
-            org.apache.thrift.protocol.TList _list29 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list29.size);
-            int _elem30;
-            for (int _i31 = 0; _i31 < _list29.size; ++_i31)
+            org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.crc32c = new java.util.ArrayList<java.lang.Integer>(_list37.size);
+            int _elem38;
+            for (int _i39 = 0; _i39 < _list37.size; ++_i39)
             {
-              _elem30 = iprot.readI32();
-              struct.crc32c.add(_elem30);
+              _elem38 = iprot.readI32();
+              struct.crc32c.add(_elem38);
             }
           }
           struct.setCrc32cIsSet(true);
@@ -7219,13 +8320,13 @@ public class BookKeeperService {
             case 2: // BLOCKS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list32 = iprot.readListBegin();
-                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list32.size);
-                  int _elem33;
-                  for (int _i34 = 0; _i34 < _list32.size; ++_i34)
+                  org.apache.thrift.protocol.TList _list40 = iprot.readListBegin();
+                  struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list40.size);
+                  int _elem41;
+                  for (int _i42 = 0; _i42 < _list40.size; ++_i42)
                   {
-                    _elem33 = iprot.readI32();
-                    struct.blocks.add(_elem33);
+                    _elem41 = iprot.readI32();
+                    struct.blocks.add(_elem41);
                   }
                   iprot.readListEnd();
                 }
@@ -7265,9 +8366,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(BLOCKS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.blocks.size()));
-            for (int _iter35 : struct.blocks)
+            for (int _iter43 : struct.blocks)
             {
-              oprot.writeI32(_iter35);
+              oprot.writeI32(_iter43);
             }
             oprot.writeListEnd();
           }
@@ -7311,9 +8412,9 @@ public class BookKeeperService {
         if (struct.isSetBlocks()) {
           {
             oprot.writeI32(struct.blocks.size());
-            for (int _iter36 : struct.blocks)
+            for (int _iter44 : struct.blocks)
             {
-              oprot.writeI32(_iter36);
+              oprot.writeI32(_iter44);
             }
           }
         }
@@ -7332,13 +8433,13 @@ public class BookKeeperService {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list37.size);
-            int _elem38;
-            for (int _i39 = 0; _i39 < _list37.size; ++_i39)
+            org.apache.thrift.protocol.TList _list45 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+            struct.blocks = new java.util.ArrayList<java.lang.Integer>(_list45.size);
+            int _elem46;
+            for (int _i47 = 0; _i47 < _list45.size; ++_i47)
             {
-              _elem38 = iprot.readI32();
-              struct.blocks.add(_elem38);
+              _elem46 = iprot.readI32();
+              struct.blocks.add(_elem46);
             }
           }
           struct.setBlocksIsSet(true);
@@ -12627,15 +13728,15 @@ public class BookKeeperService {
             case 0: // SUCCESS
               if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
                 {
-                  org.apache.thrift.protocol.TMap _map40 = iprot.readMapBegin();
-                  struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map40.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _key41;
-                  long _val42;
-                  for (int _i43 = 0; _i43 < _map40.size; ++_i43)
+                  org.apache.thrift.protocol.TMap _map48 = iprot.readMapBegin();
+                  struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map48.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _key49;
+                  long _val50;
+                  for (int _i51 = 0; _i51 < _map48.size; ++_i51)
                   {
-                    _key41 = iprot.readString();
-                    _val42 = iprot.readI64();
-                    struct.success.put(_key41, _val42);
+                    _key49 = iprot.readString();
+                    _val50 = iprot.readI64();
+                    struct.success.put(_key49, _val50);
                   }
                   iprot.readMapEnd();
                 }
@@ -12664,10 +13765,10 @@ public class BookKeeperService {
           oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
           {
             oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64, struct.success.size()));
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter44 : struct.success.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter52 : struct.success.entrySet())
             {
-              oprot.writeString(_iter44.getKey());
-              oprot.writeI64(_iter44.getValue());
+              oprot.writeString(_iter52.getKey());
+              oprot.writeI64(_iter52.getValue());
             }
             oprot.writeMapEnd();
           }
@@ -12699,10 +13800,10 @@ public class BookKeeperService {
         if (struct.isSetSuccess()) {
           {
             oprot.writeI32(struct.success.size());
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter45 : struct.success.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter53 : struct.success.entrySet())
             {
-              oprot.writeString(_iter45.getKey());
-              oprot.writeI64(_iter45.getValue());
+              oprot.writeString(_iter53.getKey());
+              oprot.writeI64(_iter53.getValue());
             }
           }
         }
@@ -12714,15 +13815,15 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TMap _map46 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
-            struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map46.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _key47;
-            long _val48;
-            for (int _i49 = 0; _i49 < _map46.size; ++_i49)
+            org.apache.thrift.protocol.TMap _map54 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
+            struct.success = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map54.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _key55;
+            long _val56;
+            for (int _i57 = 0; _i57 < _map54.size; ++_i57)
             {
-              _key47 = iprot.readString();
-              _val48 = iprot.readI64();
-              struct.success.put(_key47, _val48);
+              _key55 = iprot.readString();
+              _val56 = iprot.readI64();
+              struct.success.put(_key55, _val56);
             }
           }
           struct.setSuccessIsSet(true);
@@ -13520,14 +14621,14 @@ public class BookKeeperService {
             case 0: // SUCCESS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list50 = iprot.readListBegin();
-                  struct.success = new java.util.ArrayList<TCachedFile>(_list50.size);
-                  @org.apache.thrift.annotation.Nullable TCachedFile _elem51;
-                  for (int _i52 = 0; _i52 < _list50.size; ++_i52)
+                  org.apache.thrift.protocol.TList _list58 = iprot.readListBegin();
+                  struct.success = new java.util.ArrayList<TCachedFile>(_list58.size);
+                  @org.apache.thrift.annotation.Nullable TCachedFile _elem59;
+                  for (int _i60 = 0; _i60 < _list58.size; ++_i60)
                   {
-                    _elem51 = new TCachedFile();
-                    _elem51.read(iprot);
-                    struct.success.add(_elem51);
+                    _elem59 = new TCachedFile();
+                    _elem59.read(iprot);
+                    struct.success.add(_elem59);
                   }
                   iprot.readListEnd();
                 }
@@ -13565,9 +14666,9 @@ public class BookKeeperService {
           oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.success.size()));
-            for (TCachedFile _iter53 : struct.success)
+            for (TCachedFile _iter61 : struct.success)
             {
-              _iter53.write(oprot);
+              _iter61.write(oprot);
             }
             oprot.writeListEnd();
           }
@@ -13607,9 +14708,9 @@ public class BookKeeperService {
         if (struct.isSetSuccess()) {
           {
             oprot.writeI32(struct.success.size());
-            for (TCachedFile _iter54 : struct.success)
+            for (TCachedFile _iter62 : struct.success)
             {
-              _iter54.write(oprot);
+              _iter62.write(oprot);
             }
           }
         }
@@ -13624,14 +14725,14 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list55 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-            struct.success = new java.util.ArrayList<TCachedFile>(_list55.size);
-            @org.apache.thrift.annotation.Nullable TCachedFile _elem56;
-            for (int _i57 = 0; _i57 < _list55.size; ++_i57)
+            org.apache.thrift.protocol.TList _list63 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+            struct.success = new java.util.ArrayList<TCachedFile>(_list63.size);
+            @org.apache.thrift.annotation.Nullable TCachedFile _elem64;
+            for (int _i65 = 0; _i65 < _list63.size; ++_i65)
             {
-              _elem56 = new TCachedFile();
-              _elem56.read(iprot);
-              struct.success.add(_elem56);
+              _elem64 = new TCachedFile();
+              _elem64.read(iprot);
+              struct.success.add(_elem64);
             }
           }
           struct.setSuccessIsSet(true);
@@ -14720,15 +15821,15 @@ public class BookKeeperService {
             case 1: // DELTAS
               if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
                 {
-                  org.apache.thrift.protocol.TMap _map58 = iprot.readMapBegin();
-                  struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map58.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _key59;
-                  long _val60;
-                  for (int _i61 = 0; _i61 < _map58.size; ++_i61)
+                  org.apache.thrift.protocol.TMap _map66 = iprot.readMapBegin();
+                  struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map66.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _key67;
+                  long _val68;
+                  for (int _i69 = 0; _i69 < _map66.size; ++_i69)
                   {
-                    _key59 = iprot.readString();
-                    _val60 = iprot.readI64();
-                    struct.deltas.put(_key59, _val60);
+                    _key67 = iprot.readString();
+                    _val68 = iprot.readI64();
+                    struct.deltas.put(_key67, _val68);
                   }
                   iprot.readMapEnd();
                 }
@@ -14757,10 +15858,10 @@ public class BookKeeperService {
           oprot.writeFieldBegin(DELTAS_FIELD_DESC);
           {
             oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64, struct.deltas.size()));
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter62 : struct.deltas.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter70 : struct.deltas.entrySet())
             {
-              oprot.writeString(_iter62.getKey());
-              oprot.writeI64(_iter62.getValue());
+              oprot.writeString(_iter70.getKey());
+              oprot.writeI64(_iter70.getValue());
             }
             oprot.writeMapEnd();
           }
@@ -14792,10 +15893,10 @@ public class BookKeeperService {
         if (struct.isSetDeltas()) {
           {
             oprot.writeI32(struct.deltas.size());
-            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter63 : struct.deltas.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Long> _iter71 : struct.deltas.entrySet())
             {
-              oprot.writeString(_iter63.getKey());
-              oprot.writeI64(_iter63.getValue());
+              oprot.writeString(_iter71.getKey());
+              oprot.writeI64(_iter71.getValue());
             }
           }
         }
@@ -14807,15 +15908,15 @@ public class BookKeeperService {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TMap _map64 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
-            struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map64.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _key65;
-            long _val66;
-            for (int _i67 = 0; _i67 < _map64.size; ++_i67)
+            org.apache.thrift.protocol.TMap _map72 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I64); 
+            struct.deltas = new java.util.HashMap<java.lang.String,java.lang.Long>(2*_map72.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _key73;
+            long _val74;
+            for (int _i75 = 0; _i75 < _map72.size; ++_i75)
             {
-              _key65 = iprot.readString();
-              _val66 = iprot.readI64();
-              struct.deltas.put(_key65, _val66);
+              _key73 = iprot.readString();
+              _val74 = iprot.readI64();
+              struct.deltas.put(_key73, _val74);
             }
           }
           struct.setDeltasIsSet(true);
