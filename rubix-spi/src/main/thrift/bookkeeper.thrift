@@ -94,11 +94,11 @@ service BookKeeperService {
   TServiceInfo info(),
 
   /**
-   * readEnd: the daemon's statistics count blocks [firstBlock, readEnd) of the answer as read (none when
-   * readEnd = firstBlock: a caller that reports its reads with reportReads). -1, what a client from
-   * before this field sends, means endBlock.
+   * readBlock: the block in [firstBlock, endBlock) the caller reads from now; it reports the blocks it
+   * reads (reportReads), so the daemon's statistics count none of the answer. -1, what a client from
+   * before this field sends: the caller reads from firstBlock and every cached block named counts as read.
    */
-  TBlockRange status(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock, 4: i32 readEnd = -1) throws (1: TCacheException e),
+  TBlockRange status(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock, 4: i32 readBlock = -1) throws (1: TCacheException e),
 
   TBlockRange acquire(1: TObjectVersion version, 2: i32 firstBlock, 3: i32 endBlock) throws (1: TCacheException e),
 

@@ -28,6 +28,7 @@ import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -75,7 +76,9 @@ public final class CacheEngine implements Closeable {
     this.fetchExecutor = pool("rubix-fetch-" + name, config.fetchThreads());
     this.writeExecutor = pool("rubix-write-" + name, 2);
     this.vectoredExecutor = pool("rubix-vectored-" + name, config.fetchThreads());
-    this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor, admission, peers);
+    // reports of blocks read: a lock and a few hash operations per block in process, a round trip to a daemon
+    Executor reportExecutor = service instanceof InProcessMetadataService ? Runnable::run : writeExecutor;
+    this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor, admission, peers, reportExecutor);
     this.filler = reader.filler();
     this.beanName = config.jmxEnabled() ? register(name) : null;
     this.insightBeanName = config.jmxEnabled() && service instanceof CacheInsights insights ? registerInsight(name, insights) : null;

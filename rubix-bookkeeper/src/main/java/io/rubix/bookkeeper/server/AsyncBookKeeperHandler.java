@@ -84,8 +84,8 @@ public final class AsyncBookKeeperHandler implements BookKeeperService.AsyncIfac
   }
 
   @Override
-  public void status(TObjectVersion version, int firstBlock, int endBlock, int readEnd, AsyncMethodCallback<TBlockRange> callback) {
-    answer(callback, () -> handler.status(version, firstBlock, endBlock, readEnd));
+  public void status(TObjectVersion version, int firstBlock, int endBlock, int readBlock, AsyncMethodCallback<TBlockRange> callback) {
+    answer(callback, () -> handler.status(version, firstBlock, endBlock, readBlock));
   }
 
   @Override

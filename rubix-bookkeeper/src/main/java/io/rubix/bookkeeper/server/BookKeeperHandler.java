@@ -56,11 +56,12 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   }
 
   @Override
-  public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws TCacheException {
+  public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readBlock) throws TCacheException {
     counters.statusCalls.increment();
-    // a client from before readEnd existed sends none (-1): it reads the whole range
-    int read = readEnd == -1 ? endBlock : readEnd;
-    return guard("status", () -> ThriftCodec.toThrift(service.status(ThriftCodec.fromThrift(version), firstBlock, endBlock, read)));
+    // -1: a client from before readBlock existed, which reads from firstBlock and does not report its reads
+    return guard("status", () -> ThriftCodec.toThrift(readBlock == -1
+        ? service.status(ThriftCodec.fromThrift(version), firstBlock, endBlock)
+        : service.status(ThriftCodec.fromThrift(version), firstBlock, endBlock, readBlock)));
   }
 
   @Override

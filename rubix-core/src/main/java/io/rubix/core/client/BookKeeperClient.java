@@ -98,12 +98,12 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
 
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
-    return status(version, firstBlock, endBlock, endBlock);
+    return status(version, firstBlock, endBlock, -1); // -1: counted as an older client's, the whole range read
   }
 
   @Override
-  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) throws IOException {
-    return checked(ThriftCodec.fromThrift(version, call(c -> c.status(ThriftCodec.toThrift(version), firstBlock, endBlock, readEnd))));
+  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readBlock) throws IOException {
+    return checked(ThriftCodec.fromThrift(version, call(c -> c.status(ThriftCodec.toThrift(version), firstBlock, endBlock, readBlock))));
   }
 
   /** {@inheritDoc} {@link UnknownCallException} from a daemon that predates the call. */

@@ -82,12 +82,9 @@ public final class CacheInsight {
     }
   }
 
-  /** Counts the blocks of {@code [range.firstBlock(), readEnd)} that {@code range}, a {@code status} answer, names as cached. */
-  public void statusRead(BlockRange range, int readEnd) {
+  /** Counts the blocks {@code range}, the answer of a {@code status} whose caller does not report its reads, names as cached. */
+  public void statusRead(BlockRange range) {
     int first = range.firstBlock();
-    if (readEnd == first) {
-      return;
-    }
     byte[] states = range.states();
     ObjectVersion version = range.version();
     long versionKey = BlockKeys.version(version);
@@ -95,7 +92,7 @@ public final class CacheInsight {
     lock.lock();
     try {
       int slot = currentSlot(nanoClock.getAsLong());
-      for (int i = 0; i < readEnd - first; i++) {
+      for (int i = 0; i < states.length; i++) {
         if (states[i] == BlockState.CACHED.code()) {
           hitBlocks++;
           access(slot, version, versionKey, first + i, true);

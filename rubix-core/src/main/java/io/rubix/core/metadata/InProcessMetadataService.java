@@ -464,25 +464,30 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
 
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) {
-    return status(version, firstBlock, endBlock, endBlock);
+    checkRange(version, firstBlock, endBlock);
+    BlockRange range = answer(version, firstBlock, endBlock, firstBlock);
+    insight.statusRead(range);
+    return range;
   }
 
   @Override
-  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) {
+  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readBlock) {
     checkRange(version, firstBlock, endBlock);
-    CacheMetadataService.checkReadEnd(firstBlock, endBlock, readEnd);
-    BlockRange range;
+    CacheMetadataService.checkReadBlock(firstBlock, endBlock, readBlock);
+    return answer(version, firstBlock, endBlock, readBlock);
+  }
+
+  /** {@link #status}: counts a read at {@code readBlock} (TinyLFU) and describes the range. */
+  private BlockRange answer(ObjectVersion version, int firstBlock, int endBlock, int readBlock) {
     lock.lock();
     try {
       expireLeases();
       CachedObject object = touch(version);
-      space.accessed(version, firstBlock, object);
-      range = describe(version, object, firstBlock, endBlock, null);
+      space.accessed(version, readBlock, object);
+      return describe(version, object, firstBlock, endBlock, null);
     } finally {
       lock.unlock();
     }
-    insight.statusRead(range, readEnd);
-    return range;
   }
 
   @Override

@@ -86,12 +86,16 @@ public final class BlockReader {
 
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor,
       BlockAdmission admission) {
-    this(config, service, store, fetchExecutor, writeExecutor, admission, null);
+    this(config, service, store, fetchExecutor, writeExecutor, admission, null, Runnable::run);
   }
 
-  /** A reader that asks {@code peers} (when not null) first for the blocks {@code admission} does not admit. */
+  /**
+   * A reader that asks {@code peers} (when not null) first for the blocks {@code admission} does not
+   * admit, and reports the blocks it reads from the cache through {@code reportExecutor} (the reader's own
+   * thread for an in-process service; another for a daemon's, whose call is a round trip).
+   */
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor,
-      BlockAdmission admission, PeerReader peers) {
+      BlockAdmission admission, PeerReader peers, Executor reportExecutor) {
     requireNonNull(config, "config is null");
     requireNonNull(admission, "admission is null");
     this.service = requireNonNull(service, "service is null");
@@ -111,7 +115,7 @@ public final class BlockReader {
     this.extent = new FetchExtent(blockSize, config.fetchTailSize(), config.fetchWholeMax());
     this.tails = new TailMemory(config.fetchTailSize(), config.tailMemorySize());
     this.admission = new Admission(admission, blockSize);
-    this.cached = new CachedBlocks(blockSize, store, service, failures);
+    this.cached = new CachedBlocks(blockSize, store, service, failures, reportExecutor);
     this.fetches = new SourceFetches(blockSize, chunkBlocks, service, store, writeExecutor, failures, config.inFlightWaitTimeout());
     this.fills = new Fills(service, fetches, this.admission, fetchExecutor);
     this.peers = peers == null ? null : new PeerBlocks(peers, blockSize, chunkBlocks, this.admission, fetchExecutor);
@@ -261,7 +265,7 @@ public final class BlockReader {
     try {
       BlockRange status = s.recentStatus;
       if (status == null || !status.covers(first, s.blockCount)) {
-        status = service.status(s.version, first, s.blockCount, first); // a load into memory, not a read the statistics count
+        status = service.status(s.version, first, s.blockCount, first); // a load into memory: CachedBlocks does not report it
       }
       if (!status.allCached(first, s.blockCount)) {
         return;
@@ -317,14 +321,15 @@ public final class BlockReader {
    * The status of blocks {@code [first, end)} and of the blocks around them: all of the object's when it
    * has at most {@link #WHOLE_OBJECT_STATUS_BLOCKS} (so a stream of it, random or sequential, asks once
    * while its blocks stay cached), else up to {@link #statusWindow} blocks ahead of {@code first} (and
-   * before it when the object ends sooner). The service counts none of them as read: {@link CachedBlocks}
-   * reports the blocks read, which are not those an answer names (a random reader reads few of them, and
-   * reads blocks of an earlier answer without asking again).
+   * before it when the object ends sooner). The service counts a read at {@code first} (the eviction
+   * policy's frequency) and none of the blocks as read: {@link CachedBlocks} reports the blocks read, which
+   * are not those an answer names (a random reader reads few of them, and reads blocks of an earlier answer
+   * without asking again).
    */
   private BlockRange statusFrom(ReadSession s, int first, int end) throws IOException {
     int window = s.blockCount <= WHOLE_OBJECT_STATUS_BLOCKS ? s.blockCount : statusWindow;
     int from = Math.max(0, Math.min(first, s.blockCount - window));
-    return service.status(s.version, from, Math.max(end, Math.min(s.blockCount, from + window)), from);
+    return service.status(s.version, from, Math.max(end, Math.min(s.blockCount, from + window)), first);
   }
 
   private void readRange(ReadSession s, Span target) throws IOException {

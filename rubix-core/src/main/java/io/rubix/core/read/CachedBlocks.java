@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,12 +36,19 @@ final class CachedBlocks {
   private final BlockStore store;
   private final CacheMetadataService service;
   private final FailurePolicy failures;
+  private final Executor reports;
 
   CachedBlocks(int blockSize, BlockStore store, CacheMetadataService service, FailurePolicy failures) {
+    this(blockSize, store, service, failures, Runnable::run);
+  }
+
+  /** @param reports runs the reports of blocks read ({@link #reportReads}), off the reader's thread outside tests */
+  CachedBlocks(int blockSize, BlockStore store, CacheMetadataService service, FailurePolicy failures, Executor reports) {
     this.blockSize = blockSize;
     this.store = requireNonNull(store, "store is null");
     this.service = requireNonNull(service, "service is null");
     this.failures = requireNonNull(failures, "failures is null");
+    this.reports = requireNonNull(reports, "reports is null");
   }
 
   /**
@@ -93,8 +102,8 @@ final class CachedBlocks {
 
   /**
    * Reports to the service the blocks {@code s} read from the cache since its last report, for its
-   * statistics only: a failure (a daemon that predates the call, one that is down) loses the report and
-   * nothing else.
+   * statistics only, without waiting: a failure (a daemon that predates the call, one that is down, an
+   * engine closing) loses the report and nothing else.
    */
   void reportReads(ReadSession s) {
     int[] blocks = s.takeCachedReads();
@@ -102,9 +111,15 @@ final class CachedBlocks {
       return;
     }
     try {
-      service.reportReads(s.version, blocks);
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("Could not report {} blocks read from the cache of {}", blocks.length, s.version, e);
+      reports.execute(() -> {
+        try {
+          service.reportReads(s.version, blocks);
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("Could not report {} blocks read from the cache of {}", blocks.length, s.version, e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      LOG.debug("Not reporting {} blocks read from the cache of {}: the engine is closing", blocks.length, s.version);
     }
   }
 

@@ -174,7 +174,7 @@ class CacheInsightEstimateTest {
     /** Each access as a status answer naming the block cached, one microsecond apart. */
     void replay(CacheInsight insight, AtomicLong clock, int from, int to) {
       for (int i = from; i < to; i++) {
-        insight.statusRead(new BlockRange(version(i), "data", blocks[i], new byte[] {BlockState.CACHED.code()}, new int[1], 0), blocks[i] + 1);
+        insight.statusRead(new BlockRange(version(i), "data", blocks[i], new byte[] {BlockState.CACHED.code()}, new int[1], 0));
         clock.addAndGet(1_000);
       }
     }

@@ -70,7 +70,7 @@ class CacheInsightServiceTest {
   }
 
   @Test
-  void aStatusCountsOnlyTheBlocksItsCallerReadsNowAndReportedReadsCount() throws Exception {
+  void readsAreCountedWhenReportedOrWhenAStatusCallerDoesNotReport() throws Exception {
     try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(60),
         clock::get, MetadataJournal.NONE, 100, EvictionPolicy.LRU, Duration.ZERO, System::currentTimeMillis, CacheRules.NONE,
         new InsightConfig(3, 50, Duration.ofMinutes(1), 1024))) {
@@ -78,25 +78,21 @@ class CacheInsightServiceTest {
       BlockRange granted = service.acquire(orders, 0, 8); // 8 misses
       assertThat(TestBlocks.commit(service, granted, BLOCK, 0, 1, 2, 3, 4, 5, 6, 7)).isEqualTo(8);
 
-      assertThat(service.status(orders, 2, 8, 3).allCached(2, 8)).isTrue(); // reads block 2, asks about 3..7 ahead: 1 hit
-      assertThat(service.status(orders, 5, 8, 7).allCached(5, 8)).isTrue(); // 2 hits
-      assertThat(service.status(orders, 0, 8, 0).allCached(0, 8)).isTrue(); // none: the caller reports its reads
-      service.reportReads(orders, new int[0]);
+      assertThat(service.status(orders, 2, 8, 3).allCached(2, 8)).isTrue(); // reads from block 3, reports what it reads: none
       assertThat(service.acquire(orders, 0, 8).allCached(0, 8)).as("cached blocks of an acquire are counted when read").isTrue();
+      assertThat(service.insight().tables().get(0).hitBlocks()).isZero();
+      assertThat(service.status(orders, 2, 8).allCached(2, 8)).isTrue(); // a caller that does not report: 6 hits
+      service.reportReads(orders, new int[] {7, 0}); // 2 hits
+      service.reportReads(orders, new int[0]);
 
       CacheInsightReport report = service.insight();
       TableStats orderStats = report.tables().get(0);
-      assertThat(orderStats.hitBlocks()).isEqualTo(3);
+      assertThat(orderStats.hitBlocks()).isEqualTo(8);
       assertThat(orderStats.missBlocks()).isEqualTo(8);
-      assertThat(report.workingSet().accessedBytes()).isEqualTo(11L * BLOCK);
+      assertThat(report.workingSet().accessedBytes()).isEqualTo(16L * BLOCK);
       assertThat(report.workingSet().distinctBytes()).isEqualTo(8L * BLOCK);
-      service.reportReads(orders, new int[] {7, 0}); // 2 hits
-
-      report = service.insight();
-      assertThat(report.tables().get(0).hitBlocks()).isEqualTo(5);
-      assertThat(report.workingSet().accessedBytes()).isEqualTo(13L * BLOCK);
-      assertThatThrownBy(() -> service.status(orders, 2, 8, 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readEnd 1");
-      assertThatThrownBy(() -> service.status(orders, 2, 8, 9)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readEnd 9");
+      assertThatThrownBy(() -> service.status(orders, 2, 8, 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readBlock 1");
+      assertThatThrownBy(() -> service.status(orders, 2, 8, 8)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readBlock 8");
       assertThatThrownBy(() -> service.reportReads(orders, new int[] {8})).isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("Block 8");
       assertThatThrownBy(() -> service.reportReads(orders, new int[CacheMetadataService.MAX_BLOCKS_PER_CALL + 1]))

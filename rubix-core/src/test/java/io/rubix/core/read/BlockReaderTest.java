@@ -61,7 +61,7 @@ class BlockReaderTest {
         }
       };
       BlockReader reader = new BlockReader(ReadFixture.config(fixture.root, false, 2), fixture.service, fixture.store, DIRECT, DIRECT,
-          (path, offset) -> ownerDown.get(), deadOwner);
+          (path, offset) -> ownerDown.get(), deadOwner, DIRECT);
 
       assertThat(read(reader, fixture.session(), 0, 8L * BLOCK)).isEqualTo(fixture.bytes(0, 8L * BLOCK));
       int firstPass = fixture.sourceRequests.get();

@@ -31,9 +31,9 @@ final class CountingMetadataService implements CacheMetadataService {
   }
 
   @Override
-  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) throws IOException {
+  public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readBlock) throws IOException {
     statusCalls.incrementAndGet();
-    return delegate.status(version, firstBlock, endBlock, readEnd);
+    return delegate.status(version, firstBlock, endBlock, readBlock);
   }
 
   @Override

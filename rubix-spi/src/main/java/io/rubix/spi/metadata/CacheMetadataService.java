@@ -40,28 +40,29 @@ public interface CacheMetadataService extends Closeable {
   BlockRange status(ObjectVersion version, int firstBlock, int endBlock) throws IOException;
 
   /**
-   * Like {@link #status(ObjectVersion, int, int)}, but a service that keeps statistics counts only the
-   * cached blocks of {@code [firstBlock, readEnd)} as read: none when {@code readEnd == firstBlock}, for
-   * a caller that asks ahead of reading and {@linkplain #reportReads reports} what it reads. This
-   * default, for services that keep none, answers the range.
+   * Like {@link #status(ObjectVersion, int, int)}, for a caller that reads from block {@code readBlock}
+   * now, asks about the others around it to spare itself later calls, and {@linkplain #reportReads
+   * reports} the blocks it reads from the cache: a service that keeps statistics counts none of the
+   * answer as read, and an eviction policy that counts reads counts one at {@code readBlock}. This
+   * default, for services that keep neither, answers the range.
    *
-   * @throws IllegalArgumentException also when {@code readEnd} is not in {@code [firstBlock, endBlock]}
+   * @throws IllegalArgumentException also when {@code readBlock} is not in {@code [firstBlock, endBlock)}
    */
-  default BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readEnd) throws IOException {
-    checkReadEnd(firstBlock, endBlock, readEnd);
+  default BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readBlock) throws IOException {
+    checkReadBlock(firstBlock, endBlock, readBlock);
     return status(version, firstBlock, endBlock);
   }
 
-  /** Fails unless {@code readEnd} is in {@code [firstBlock, endBlock]}. */
-  static void checkReadEnd(int firstBlock, int endBlock, int readEnd) {
-    if (readEnd < firstBlock || readEnd > endBlock) {
-      throw new IllegalArgumentException("readEnd " + readEnd + " is outside [" + firstBlock + ", " + endBlock + "]");
+  /** Fails unless {@code readBlock} is in {@code [firstBlock, endBlock)}. */
+  static void checkReadBlock(int firstBlock, int endBlock, int readBlock) {
+    if (readBlock < firstBlock || readBlock >= endBlock) {
+      throw new IllegalArgumentException("readBlock " + readBlock + " is outside [" + firstBlock + ", " + endBlock + ")");
     }
   }
 
   /**
    * Tells a service that keeps statistics that its caller read {@code blocks} of {@code version} from
-   * the cache (blocks it asked about without having them counted). At most {@link #MAX_BLOCKS_PER_CALL}
+   * the cache (blocks it asked about with {@link #status(ObjectVersion, int, int, int)}). At most {@link #MAX_BLOCKS_PER_CALL}
    * blocks, each inside the object. Statistics only: nothing else depends on it, and this default
    * ignores it.
    */

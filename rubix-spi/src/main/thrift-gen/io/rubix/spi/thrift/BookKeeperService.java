@@ -14,16 +14,16 @@ public class BookKeeperService {
     public TServiceInfo info() throws org.apache.thrift.TException;
 
     /**
-     * readEnd: the daemon's statistics count blocks [firstBlock, readEnd) of the answer as read (none when
-     * readEnd = firstBlock: a caller that reports its reads with reportReads). -1, what a client from
-     * before this field sends, means endBlock.
+     * readBlock: the block in [firstBlock, endBlock) the caller reads from now; it reports the blocks it
+     * reads (reportReads), so the daemon's statistics count none of the answer. -1, what a client from
+     * before this field sends: the caller reads from firstBlock and every cached block named counts as read.
      * 
      * @param version
      * @param firstBlock
      * @param endBlock
-     * @param readEnd
+     * @param readBlock
      */
-    public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws TCacheException, org.apache.thrift.TException;
+    public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readBlock) throws TCacheException, org.apache.thrift.TException;
 
     public TBlockRange acquire(TObjectVersion version, int firstBlock, int endBlock) throws TCacheException, org.apache.thrift.TException;
 
@@ -86,7 +86,7 @@ public class BookKeeperService {
 
     public void info(org.apache.thrift.async.AsyncMethodCallback<TServiceInfo> resultHandler) throws org.apache.thrift.TException;
 
-    public void status(TObjectVersion version, int firstBlock, int endBlock, int readEnd, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException;
+    public void status(TObjectVersion version, int firstBlock, int endBlock, int readBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException;
 
     public void acquire(TObjectVersion version, int firstBlock, int endBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException;
 
@@ -164,19 +164,19 @@ public class BookKeeperService {
     }
 
     @Override
-    public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws TCacheException, org.apache.thrift.TException
+    public TBlockRange status(TObjectVersion version, int firstBlock, int endBlock, int readBlock) throws TCacheException, org.apache.thrift.TException
     {
-      send_status(version, firstBlock, endBlock, readEnd);
+      send_status(version, firstBlock, endBlock, readBlock);
       return recv_status();
     }
 
-    public void send_status(TObjectVersion version, int firstBlock, int endBlock, int readEnd) throws org.apache.thrift.TException
+    public void send_status(TObjectVersion version, int firstBlock, int endBlock, int readBlock) throws org.apache.thrift.TException
     {
       status_args args = new status_args();
       args.setVersion(version);
       args.setFirstBlock(firstBlock);
       args.setEndBlock(endBlock);
-      args.setReadEnd(readEnd);
+      args.setReadBlock(readBlock);
       sendBase("status", args);
     }
 
@@ -609,9 +609,9 @@ public class BookKeeperService {
     }
 
     @Override
-    public void status(TObjectVersion version, int firstBlock, int endBlock, int readEnd, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException {
+    public void status(TObjectVersion version, int firstBlock, int endBlock, int readBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      status_call method_call = new status_call(version, firstBlock, endBlock, readEnd, resultHandler, this, ___protocolFactory, ___transport);
+      status_call method_call = new status_call(version, firstBlock, endBlock, readBlock, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
@@ -620,13 +620,13 @@ public class BookKeeperService {
       private TObjectVersion version;
       private int firstBlock;
       private int endBlock;
-      private int readEnd;
-      public status_call(TObjectVersion version, int firstBlock, int endBlock, int readEnd, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private int readBlock;
+      public status_call(TObjectVersion version, int firstBlock, int endBlock, int readBlock, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.version = version;
         this.firstBlock = firstBlock;
         this.endBlock = endBlock;
-        this.readEnd = readEnd;
+        this.readBlock = readBlock;
       }
 
       @Override
@@ -636,7 +636,7 @@ public class BookKeeperService {
         args.setVersion(version);
         args.setFirstBlock(firstBlock);
         args.setEndBlock(endBlock);
-        args.setReadEnd(readEnd);
+        args.setReadBlock(readBlock);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -1252,7 +1252,7 @@ public class BookKeeperService {
       public status_result getResult(I iface, status_args args) throws org.apache.thrift.TException {
         status_result result = new status_result();
         try {
-          result.success = iface.status(args.version, args.firstBlock, args.endBlock, args.readEnd);
+          result.success = iface.status(args.version, args.firstBlock, args.endBlock, args.readBlock);
         } catch (TCacheException e) {
           result.e = e;
         }
@@ -1869,7 +1869,7 @@ public class BookKeeperService {
 
       @Override
       public void start(I iface, status_args args, org.apache.thrift.async.AsyncMethodCallback<TBlockRange> resultHandler) throws org.apache.thrift.TException {
-        iface.status(args.version, args.firstBlock, args.endBlock, args.readEnd,resultHandler);
+        iface.status(args.version, args.firstBlock, args.endBlock, args.readBlock,resultHandler);
       }
     }
 
@@ -3515,7 +3515,7 @@ public class BookKeeperService {
     private static final org.apache.thrift.protocol.TField VERSION_FIELD_DESC = new org.apache.thrift.protocol.TField("version", org.apache.thrift.protocol.TType.STRUCT, (short)1);
     private static final org.apache.thrift.protocol.TField FIRST_BLOCK_FIELD_DESC = new org.apache.thrift.protocol.TField("firstBlock", org.apache.thrift.protocol.TType.I32, (short)2);
     private static final org.apache.thrift.protocol.TField END_BLOCK_FIELD_DESC = new org.apache.thrift.protocol.TField("endBlock", org.apache.thrift.protocol.TType.I32, (short)3);
-    private static final org.apache.thrift.protocol.TField READ_END_FIELD_DESC = new org.apache.thrift.protocol.TField("readEnd", org.apache.thrift.protocol.TType.I32, (short)4);
+    private static final org.apache.thrift.protocol.TField READ_BLOCK_FIELD_DESC = new org.apache.thrift.protocol.TField("readBlock", org.apache.thrift.protocol.TType.I32, (short)4);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new status_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new status_argsTupleSchemeFactory();
@@ -3523,14 +3523,14 @@ public class BookKeeperService {
     public @org.apache.thrift.annotation.Nullable TObjectVersion version; // required
     public int firstBlock; // required
     public int endBlock; // required
-    public int readEnd; // required
+    public int readBlock; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
       VERSION((short)1, "version"),
       FIRST_BLOCK((short)2, "firstBlock"),
       END_BLOCK((short)3, "endBlock"),
-      READ_END((short)4, "readEnd");
+      READ_BLOCK((short)4, "readBlock");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -3552,8 +3552,8 @@ public class BookKeeperService {
             return FIRST_BLOCK;
           case 3: // END_BLOCK
             return END_BLOCK;
-          case 4: // READ_END
-            return READ_END;
+          case 4: // READ_BLOCK
+            return READ_BLOCK;
           default:
             return null;
         }
@@ -3599,7 +3599,7 @@ public class BookKeeperService {
     // isset id assignments
     private static final int __FIRSTBLOCK_ISSET_ID = 0;
     private static final int __ENDBLOCK_ISSET_ID = 1;
-    private static final int __READEND_ISSET_ID = 2;
+    private static final int __READBLOCK_ISSET_ID = 2;
     private byte __isset_bitfield = 0;
     public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
     static {
@@ -3610,14 +3610,14 @@ public class BookKeeperService {
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
       tmpMap.put(_Fields.END_BLOCK, new org.apache.thrift.meta_data.FieldMetaData("endBlock", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
-      tmpMap.put(_Fields.READ_END, new org.apache.thrift.meta_data.FieldMetaData("readEnd", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+      tmpMap.put(_Fields.READ_BLOCK, new org.apache.thrift.meta_data.FieldMetaData("readBlock", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(status_args.class, metaDataMap);
     }
 
     public status_args() {
-      this.readEnd = -1;
+      this.readBlock = -1;
 
     }
 
@@ -3625,7 +3625,7 @@ public class BookKeeperService {
       TObjectVersion version,
       int firstBlock,
       int endBlock,
-      int readEnd)
+      int readBlock)
     {
       this();
       this.version = version;
@@ -3633,8 +3633,8 @@ public class BookKeeperService {
       setFirstBlockIsSet(true);
       this.endBlock = endBlock;
       setEndBlockIsSet(true);
-      this.readEnd = readEnd;
-      setReadEndIsSet(true);
+      this.readBlock = readBlock;
+      setReadBlockIsSet(true);
     }
 
     /**
@@ -3647,7 +3647,7 @@ public class BookKeeperService {
       }
       this.firstBlock = other.firstBlock;
       this.endBlock = other.endBlock;
-      this.readEnd = other.readEnd;
+      this.readBlock = other.readBlock;
     }
 
     @Override
@@ -3662,7 +3662,7 @@ public class BookKeeperService {
       this.firstBlock = 0;
       setEndBlockIsSet(false);
       this.endBlock = 0;
-      this.readEnd = -1;
+      this.readBlock = -1;
 
     }
 
@@ -3737,27 +3737,27 @@ public class BookKeeperService {
       __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __ENDBLOCK_ISSET_ID, value);
     }
 
-    public int getReadEnd() {
-      return this.readEnd;
+    public int getReadBlock() {
+      return this.readBlock;
     }
 
-    public status_args setReadEnd(int readEnd) {
-      this.readEnd = readEnd;
-      setReadEndIsSet(true);
+    public status_args setReadBlock(int readBlock) {
+      this.readBlock = readBlock;
+      setReadBlockIsSet(true);
       return this;
     }
 
-    public void unsetReadEnd() {
-      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __READEND_ISSET_ID);
+    public void unsetReadBlock() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __READBLOCK_ISSET_ID);
     }
 
-    /** Returns true if field readEnd is set (has been assigned a value) and false otherwise */
-    public boolean isSetReadEnd() {
-      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __READEND_ISSET_ID);
+    /** Returns true if field readBlock is set (has been assigned a value) and false otherwise */
+    public boolean isSetReadBlock() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __READBLOCK_ISSET_ID);
     }
 
-    public void setReadEndIsSet(boolean value) {
-      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __READEND_ISSET_ID, value);
+    public void setReadBlockIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __READBLOCK_ISSET_ID, value);
     }
 
     @Override
@@ -3787,11 +3787,11 @@ public class BookKeeperService {
         }
         break;
 
-      case READ_END:
+      case READ_BLOCK:
         if (value == null) {
-          unsetReadEnd();
+          unsetReadBlock();
         } else {
-          setReadEnd((java.lang.Integer)value);
+          setReadBlock((java.lang.Integer)value);
         }
         break;
 
@@ -3811,8 +3811,8 @@ public class BookKeeperService {
       case END_BLOCK:
         return getEndBlock();
 
-      case READ_END:
-        return getReadEnd();
+      case READ_BLOCK:
+        return getReadBlock();
 
       }
       throw new java.lang.IllegalStateException();
@@ -3832,8 +3832,8 @@ public class BookKeeperService {
         return isSetFirstBlock();
       case END_BLOCK:
         return isSetEndBlock();
-      case READ_END:
-        return isSetReadEnd();
+      case READ_BLOCK:
+        return isSetReadBlock();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -3878,12 +3878,12 @@ public class BookKeeperService {
           return false;
       }
 
-      boolean this_present_readEnd = true;
-      boolean that_present_readEnd = true;
-      if (this_present_readEnd || that_present_readEnd) {
-        if (!(this_present_readEnd && that_present_readEnd))
+      boolean this_present_readBlock = true;
+      boolean that_present_readBlock = true;
+      if (this_present_readBlock || that_present_readBlock) {
+        if (!(this_present_readBlock && that_present_readBlock))
           return false;
-        if (this.readEnd != that.readEnd)
+        if (this.readBlock != that.readBlock)
           return false;
       }
 
@@ -3902,7 +3902,7 @@ public class BookKeeperService {
 
       hashCode = hashCode * 8191 + endBlock;
 
-      hashCode = hashCode * 8191 + readEnd;
+      hashCode = hashCode * 8191 + readBlock;
 
       return hashCode;
     }
@@ -3945,12 +3945,12 @@ public class BookKeeperService {
           return lastComparison;
         }
       }
-      lastComparison = java.lang.Boolean.compare(isSetReadEnd(), other.isSetReadEnd());
+      lastComparison = java.lang.Boolean.compare(isSetReadBlock(), other.isSetReadBlock());
       if (lastComparison != 0) {
         return lastComparison;
       }
-      if (isSetReadEnd()) {
-        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.readEnd, other.readEnd);
+      if (isSetReadBlock()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.readBlock, other.readBlock);
         if (lastComparison != 0) {
           return lastComparison;
         }
@@ -3995,8 +3995,8 @@ public class BookKeeperService {
       sb.append(this.endBlock);
       first = false;
       if (!first) sb.append(", ");
-      sb.append("readEnd:");
-      sb.append(this.readEnd);
+      sb.append("readBlock:");
+      sb.append(this.readBlock);
       first = false;
       sb.append(")");
       return sb.toString();
@@ -4073,10 +4073,10 @@ public class BookKeeperService {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
-            case 4: // READ_END
+            case 4: // READ_BLOCK
               if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
-                struct.readEnd = iprot.readI32();
-                struct.setReadEndIsSet(true);
+                struct.readBlock = iprot.readI32();
+                struct.setReadBlockIsSet(true);
               } else { 
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
@@ -4108,8 +4108,8 @@ public class BookKeeperService {
         oprot.writeFieldBegin(END_BLOCK_FIELD_DESC);
         oprot.writeI32(struct.endBlock);
         oprot.writeFieldEnd();
-        oprot.writeFieldBegin(READ_END_FIELD_DESC);
-        oprot.writeI32(struct.readEnd);
+        oprot.writeFieldBegin(READ_BLOCK_FIELD_DESC);
+        oprot.writeI32(struct.readBlock);
         oprot.writeFieldEnd();
         oprot.writeFieldStop();
         oprot.writeStructEnd();
@@ -4139,7 +4139,7 @@ public class BookKeeperService {
         if (struct.isSetEndBlock()) {
           optionals.set(2);
         }
-        if (struct.isSetReadEnd()) {
+        if (struct.isSetReadBlock()) {
           optionals.set(3);
         }
         oprot.writeBitSet(optionals, 4);
@@ -4152,8 +4152,8 @@ public class BookKeeperService {
         if (struct.isSetEndBlock()) {
           oprot.writeI32(struct.endBlock);
         }
-        if (struct.isSetReadEnd()) {
-          oprot.writeI32(struct.readEnd);
+        if (struct.isSetReadBlock()) {
+          oprot.writeI32(struct.readBlock);
         }
       }
 
@@ -4175,8 +4175,8 @@ public class BookKeeperService {
           struct.setEndBlockIsSet(true);
         }
         if (incoming.get(3)) {
-          struct.readEnd = iprot.readI32();
-          struct.setReadEndIsSet(true);
+          struct.readBlock = iprot.readI32();
+          struct.setReadBlockIsSet(true);
         }
       }
     }

@@ -18,15 +18,15 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The daemon counts as read the blocks a status's caller says it reads now and those it reports; a client from before that field counts the whole range. */
-class StatusReadEndTest {
+/** The daemon counts as read the blocks a reader reports, none of a new reader's status answer, and all of an older client's. */
+class ReadCountingHandlerTest {
   private static final int BLOCK = 4096;
 
   @TempDir
   Path root;
 
   @Test
-  void onlyTheBlocksReadNowAndReportedCountAndAnOlderClientsWholeRangeDoes() throws Exception {
+  void reportedReadsCountAndAnOlderClientsStatusAnswersDo() throws Exception {
     try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(10),
         System::nanoTime)) {
       BookKeeperHandler handler = new BookKeeperHandler(service, new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, BLOCK, "test", 0),
@@ -37,18 +37,16 @@ class StatusReadEndTest {
       TObjectVersion wire = ThriftCodec.toThrift(version);
 
       handler.status(wire, 2, 8, 4);
-      assertThat(service.insight().tables().get(0).hitBlocks()).as("blocks 2 and 3").isEqualTo(2);
-      handler.status(wire, 2, 8, 2);
-      assertThat(service.insight().tables().get(0).hitBlocks()).as("none: this caller reports its reads").isEqualTo(2);
-      handler.status(wire, 2, 8, -1); // what an older client's request holds: it sends no readEnd
-      assertThat(service.insight().tables().get(0).hitBlocks()).as("and blocks 2 to 7").isEqualTo(8);
+      assertThat(service.insight().tables().get(0).hitBlocks()).as("none: this caller reports its reads").isZero();
+      handler.status(wire, 2, 8, -1); // what an older client's request holds: it sends no readBlock
+      assertThat(service.insight().tables().get(0).hitBlocks()).as("blocks 2 to 7").isEqualTo(6);
 
       handler.reportReads(wire, List.of(0, 1));
-      assertThat(service.insight().tables().get(0).hitBlocks()).isEqualTo(10);
+      assertThat(service.insight().tables().get(0).hitBlocks()).isEqualTo(8);
       assertThatThrownBy(() -> handler.reportReads(wire, List.of(8))).isInstanceOf(TCacheException.class)
           .hasMessageContaining("Bad reportReads request");
-      assertThatThrownBy(() -> handler.status(wire, 2, 8, 1)).isInstanceOf(TCacheException.class).hasMessageContaining("readEnd 1");
-      assertThat(service.insight().tables().get(0).hitBlocks()).isEqualTo(10);
+      assertThatThrownBy(() -> handler.status(wire, 2, 8, 8)).isInstanceOf(TCacheException.class).hasMessageContaining("readBlock 8");
+      assertThat(service.insight().tables().get(0).hitBlocks()).isEqualTo(8);
     }
   }
 }
