@@ -30,12 +30,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Warm 1 MiB sequential reads of a fully cached {@value WarmReadBenchmark#FILE_MIB} MiB file through
+ * Warm 1 MiB sequential reads and 64 KiB random positioned reads (as {@link WarmReadBenchmark}'s) of a
+ * fully cached {@value WarmReadBenchmark#FILE_MIB} MiB file through
  * {@link CachingLocalFileSystem} whose metadata lives in this JVM ({@code embedded}) or in a
  * {@link BookKeeper} daemon ({@code daemon}: {@code rubix.cluster.embedded.mode=false}, the daemon
  * started in this JVM on 127.0.0.1 with port 0, reached over loopback Thrift), against
  * {@link java.nio.channels.FileChannel} reads of a plain local file ({@link WarmReadBenchmark.Local}).
- * One operation is 1 MiB, so ops/s is MiB/s. Checksum verification {@code first-read} (the default).
+ * A sequential operation is 1 MiB, so ops/s is MiB/s. Checksum verification {@code first-read} (the default).
  */
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 2, time = 2)
@@ -57,6 +58,9 @@ public class BookKeeperWarmReadBenchmark {
     FSDataInputStream in;
     long length;
     final byte[] sequential = new byte[WarmReadBenchmark.SEQUENTIAL_READ];
+    final byte[] random = new byte[WarmReadBenchmark.RANDOM_READ];
+    long[] offsets;
+    int next;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException, InterruptedException {
@@ -100,6 +104,7 @@ public class BookKeeperWarmReadBenchmark {
       }
       WarmReadBenchmark.awaitCached(((CachingFileSystem) fs).cacheEngine(), ((CachingInputStream) in.getWrappedStream()).version());
       in.seek(0);
+      offsets = WarmReadBenchmark.randomOffsets(length);
     }
 
     @TearDown(Level.Trial)
@@ -135,5 +140,21 @@ public class BookKeeperWarmReadBenchmark {
     BenchFiles.readFully(local.channel, local.position, local.sequential.clear());
     local.position += WarmReadBenchmark.SEQUENTIAL_READ;
     return local.sequential;
+  }
+
+  @Benchmark
+  @BenchmarkMode(Mode.SampleTime)
+  @OutputTimeUnit(TimeUnit.MICROSECONDS)
+  public byte[] randomCache(Cache cache) throws IOException {
+    long at = cache.offsets[cache.next++ & (cache.offsets.length - 1)];
+    cache.in.readFully(at, cache.random);
+    return cache.random;
+  }
+
+  @Benchmark
+  @BenchmarkMode(Mode.SampleTime)
+  @OutputTimeUnit(TimeUnit.MICROSECONDS)
+  public ByteBuffer randomLocal(WarmReadBenchmark.Local local) throws IOException {
+    return WarmReadBenchmark.readRandom(local);
   }
 }

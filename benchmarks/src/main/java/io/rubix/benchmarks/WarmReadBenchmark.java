@@ -174,6 +174,11 @@ public class WarmReadBenchmark {
   @BenchmarkMode(Mode.SampleTime)
   @OutputTimeUnit(TimeUnit.MICROSECONDS)
   public ByteBuffer randomLocal(Local local) throws IOException {
+    return readRandom(local);
+  }
+
+  /** The next random read of the local file. */
+  static ByteBuffer readRandom(Local local) throws IOException {
     long at = local.offsets[local.next++ & (OFFSETS - 1)];
     BenchFiles.readFully(local.channel, at, local.random.clear());
     return local.random;
