@@ -354,6 +354,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
+  /** {@code tinylfu}: the share of each cache directory's cap its admission window holds now, as the hill climber sized it; 0 under {@code lru}. */
+  public double evictionWindowShare() {
+    lock.lock();
+    try {
+      return space.windowShare();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Object versions dropped because nobody read them for {@code rubix.cache.expire.after.idle}, at start and since. */
   public long expirations() {
     lock.lock();
@@ -477,9 +487,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       expireLeases();
-      CachedObject object = touch(version);
+      CachedObject object = touch(version, firstBlock);
       space.accessed(version, firstBlock, object);
       range = describe(version, object, firstBlock, endBlock, null);
+      countRead(version, object, firstBlock, readEnd);
     } finally {
       lock.unlock();
     }
@@ -506,7 +517,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       lock.lock();
       try {
         expireLeases();
-        CachedObject object = touch(version);
+        CachedObject object = touch(version, firstBlock);
         if (object == null) {
           object = create(version, firstBlock, evicted);
           if (object == null) {
@@ -1091,11 +1102,29 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     idleExpiry.close();
   }
 
+  /** Tells the eviction policy, if it adapts to the hit ratio, that a reader reads blocks {@code [first, end)} of {@code version} now. */
   @GuardedBy("lock")
-  private CachedObject touch(ObjectVersion version) {
+  private void countRead(ObjectVersion version, CachedObject object, int first, int end) {
+    if (!space.adaptive()) {
+      return;
+    }
+    long bytes = 0;
+    long hits = 0;
+    for (int block = first; block < end; block++) {
+      int length = version.blockLength(block, blockSize);
+      bytes += length;
+      if (object != null && object.published.get(block)) {
+        hits += length;
+      }
+    }
+    space.read(hits, bytes);
+  }
+
+  @GuardedBy("lock")
+  private CachedObject touch(ObjectVersion version, int firstBlock) {
     CachedObject object = objects.get(version);
     if (object != null) {
-      space.touch(object);
+      space.touch(object, firstBlock);
       if (idleExpiry.enabled()) {
         // only idle expiry reads it: no clock read on every status when it is off
         object.lastUsedMillis = idleExpiry.nowMillis();
@@ -1112,16 +1141,22 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   @GuardedBy("lock")
   private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
-    if (requester != null && requester.rule != null
-        && !evictForQuota(space.quotaVictims(requester, length, evicted), requester.rule, evicted)) {
+    RuleSpace rule = requester == null ? null : requester.rule;
+    SpaceLedger.Eviction forQuota = rule == null ? SpaceLedger.Eviction.NONE : space.quotaVictims(requester, length, evicted);
+    if (!forQuota.fits()) {
+      rule.denials++;
       return false;
     }
-    SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted);
+    // the disk decides before anything is evicted for the quota: a grant it refuses evicts nothing
+    SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted, forQuota.victims());
     if (!eviction.fits()) {
       if (eviction.rejected()) {
         admissionRejections++;
       }
       return false;
+    }
+    if (rule != null) {
+      evictForQuota(forQuota, rule, evicted);
     }
     for (CachedObject victim : eviction.victims()) {
       drop(victim);
