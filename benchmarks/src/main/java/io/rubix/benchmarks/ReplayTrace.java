@@ -33,18 +33,10 @@ record ReplayTrace(String name, List<Read> reads) {
   static ReplayTrace scanPolluted(String name, long seed, int blockSize, int hotFiles, int maxHotBlocks, double zipf, int hotReads, int scanEvery,
       int scanBlocks, int scanFileBlocks, int chunkBlocks) {
     SplittableRandom random = new SplittableRandom(seed);
-    List<ObjectVersion> hot = new ArrayList<>();
-    for (int i = 0; i < hotFiles; i++) {
-      int blocks = 1 + random.nextInt(maxHotBlocks);
-      hot.add(version(String.format(Locale.ROOT, "s3a://lake/warehouse/dim_%d/part-0.orc", i), (long) blocks * blockSize));
-    }
+    List<ObjectVersion> hot = hotFiles(random, blockSize, hotFiles, maxHotBlocks);
     // the file at index r is chosen with probability proportional to 1 / (r + 1)^zipf (sizes are random, independent of rank)
-    double[] cumulative = new double[hotFiles];
-    double sum = 0;
-    for (int r = 0; r < hotFiles; r++) {
-      sum += 1 / Math.pow(r + 1, zipf);
-      cumulative[r] = sum;
-    }
+    double[] cumulative = zipfCumulative(hotFiles, zipf);
+    double sum = cumulative[hotFiles - 1];
     List<Read> reads = new ArrayList<>();
     List<Read> scan = new ArrayList<>();
     int scanAt = 0;
@@ -63,6 +55,68 @@ record ReplayTrace(String name, List<Read> reads) {
       }
     }
     return new ReplayTrace(name, reads);
+  }
+
+  /**
+   * Issue 12's scenario as stated ("a Zipf-distributed set of hot files read repeatedly interleaved with
+   * large one-pass scans larger than the cache"): dashboards reading hot files while a backfill scans
+   * cold tables alongside them, all the time. {@code hotReads} reads of {@code hotFiles} files of 1 to
+   * {@code maxHotBlocks} blocks (popularity Zipf with exponent {@code zipf}); the scans are tables of
+   * {@code scanBlocks} blocks in files of {@code scanFileBlocks} blocks, one after the other with no
+   * pause, read front to back in {@code chunkBlocks}-block requests placed between the hot reads so that
+   * the scans read {@code scanShare} of all bytes read (a hot read of k blocks earns the scan
+   * k * scanShare / (1 - scanShare) blocks; a request is issued for each full chunk earned).
+   */
+  static ReplayTrace scanAlongside(String name, long seed, int blockSize, int hotFiles, int maxHotBlocks, double zipf, int hotReads,
+      double scanShare, int scanBlocks, int scanFileBlocks, int chunkBlocks) {
+    if (!(scanShare >= 0 && scanShare < 1)) {
+      throw new IllegalArgumentException("scanShare must be in [0, 1): " + scanShare);
+    }
+    SplittableRandom random = new SplittableRandom(seed);
+    List<ObjectVersion> hot = hotFiles(random, blockSize, hotFiles, maxHotBlocks);
+    double[] cumulative = zipfCumulative(hotFiles, zipf);
+    double sum = cumulative[hotFiles - 1];
+    List<Read> reads = new ArrayList<>();
+    List<Read> scan = List.of();
+    int scanAt = 0;
+    int tables = 0;
+    double credit = 0;
+    for (int i = 0; i < hotReads; i++) {
+      ObjectVersion file = hot.get(rank(cumulative, random.nextDouble() * sum));
+      int blocks = file.blockCount(blockSize);
+      reads.add(new Read(file, 0, blocks));
+      credit += blocks * scanShare / (1 - scanShare);
+      while (credit >= chunkBlocks) {
+        if (scanAt >= scan.size()) {
+          scan = scanReads(tables++, blockSize, scanBlocks, scanFileBlocks, chunkBlocks);
+          scanAt = 0;
+        }
+        Read chunk = scan.get(scanAt++);
+        reads.add(chunk);
+        credit -= chunk.end() - chunk.first();
+      }
+    }
+    return new ReplayTrace(name, reads);
+  }
+
+  private static List<ObjectVersion> hotFiles(SplittableRandom random, int blockSize, int hotFiles, int maxHotBlocks) {
+    List<ObjectVersion> hot = new ArrayList<>();
+    for (int i = 0; i < hotFiles; i++) {
+      int blocks = 1 + random.nextInt(maxHotBlocks);
+      hot.add(version(String.format(Locale.ROOT, "s3a://lake/warehouse/dim_%d/part-0.orc", i), (long) blocks * blockSize));
+    }
+    return hot;
+  }
+
+  /** Cumulative weights of ranks 0..n-1: rank r weighs 1 / (r + 1)^zipf. */
+  private static double[] zipfCumulative(int n, double zipf) {
+    double[] cumulative = new double[n];
+    double sum = 0;
+    for (int r = 0; r < n; r++) {
+      sum += 1 / Math.pow(r + 1, zipf);
+      cumulative[r] = sum;
+    }
+    return cumulative;
   }
 
   /**

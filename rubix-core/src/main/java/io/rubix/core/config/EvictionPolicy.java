@@ -5,9 +5,10 @@ public enum EvictionPolicy implements ConfigReader.ConfigEnum {
   /** The least recently used object versions, always. */
   LRU("lru"),
   /**
-   * Window TinyLFU: new objects enter a small window (in LRU order); to stay beyond it, an object must
-   * have been read more often recently than the least recently used object it would evict, else its
-   * blocks are not cached. A one-pass scan then cycles through the window only.
+   * W-TinyLFU as Caffeine builds it: new objects enter a window (in LRU order) whose size a hill
+   * climber adapts to the hit ratio; to stay beyond it, an object must have been read more often
+   * recently than the least recently used object it would evict, else its blocks are not cached;
+   * objects read again are protected from newcomers. A one-pass scan then cycles through the window only.
    */
   TINYLFU("tinylfu");
 

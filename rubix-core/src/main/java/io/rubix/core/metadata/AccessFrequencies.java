@@ -25,7 +25,7 @@ final class AccessFrequencies {
   /** {@code objects} are cached: grows the sketch if they outgrew it. */
   void objectsCached(int objects) {
     if (objects > sketch.keys() && sketch.keys() < FrequencySketch.MAX_KEYS) {
-      sketch = new FrequencySketch(Math.min(objects, FrequencySketch.MAX_KEYS / 2) * 2);
+      sketch = new FrequencySketch(objects);
     }
   }
 

@@ -40,8 +40,8 @@ final class CachedObject {
   boolean useUnsaved;
   /** The quota of the path rule it is charged to, or null when its rule has none (set before it is charged). */
   RuleSpace rule;
-  /** TinyLFU: in its disk's window ({@link DiskSpace#window}), not yet past it. */
-  boolean inWindow;
+  /** Where it is in its disk's eviction order (see {@link DiskSpace}); set before it is created. */
+  Segment segment = Segment.PROBATION;
   /** TinyLFU: the first block of the read of this object seen most often recently, whose frequency is the object's. */
   int hotBlock;
 

@@ -354,6 +354,16 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
   }
 
+  /** {@code tinylfu}: the share of each cache directory's cap its admission window holds now, as the hill climber sized it; 0 under {@code lru}. */
+  public double evictionWindowShare() {
+    lock.lock();
+    try {
+      return space.windowShare();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Object versions dropped because nobody read them for {@code rubix.cache.expire.after.idle}, at start and since. */
   public long expirations() {
     lock.lock();
@@ -465,7 +475,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) {
     checkRange(version, firstBlock, endBlock);
-    BlockRange range = answer(version, firstBlock, endBlock, firstBlock);
+    BlockRange range = answer(version, firstBlock, endBlock, firstBlock, true);
     insight.statusRead(range);
     return range;
   }
@@ -474,17 +484,25 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readBlock) {
     checkRange(version, firstBlock, endBlock);
     CacheMetadataService.checkReadBlock(firstBlock, endBlock, readBlock);
-    return answer(version, firstBlock, endBlock, readBlock);
+    return answer(version, firstBlock, endBlock, readBlock, false);
   }
 
-  /** {@link #status}: counts a read at {@code readBlock} (TinyLFU) and describes the range. */
-  private BlockRange answer(ObjectVersion version, int firstBlock, int endBlock, int readBlock) {
+  /**
+   * {@link #status}: counts a read starting at {@code readBlock} (LRU order, TinyLFU's frequency) and, for
+   * a caller that does not report its reads ({@code countRead}), the range's blocks as read (TinyLFU's
+   * hit ratio); describes the range.
+   */
+  private BlockRange answer(ObjectVersion version, int firstBlock, int endBlock, int readBlock, boolean countRead) {
     lock.lock();
     try {
       expireLeases();
-      CachedObject object = touch(version);
+      CachedObject object = touch(version, readBlock);
       space.accessed(version, readBlock, object);
-      return describe(version, object, firstBlock, endBlock, null);
+      BlockRange range = describe(version, object, firstBlock, endBlock, null);
+      if (countRead) {
+        countRead(version, object, firstBlock, endBlock);
+      }
+      return range;
     } finally {
       lock.unlock();
     }
@@ -502,13 +520,41 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
     }
     insight.readsReported(version, blocks);
+    long bytes = 0;
+    for (int block : blocks) {
+      bytes += version.blockLength(block, blockSize);
+    }
+    readForPolicy(bytes, bytes);
   }
 
   @Override
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     BlockRange range = grant(version, firstBlock, endBlock);
     insight.acquired(range);
+    long missed = 0;
+    for (int block = range.firstBlock(); block < range.endBlock(); block++) {
+      BlockState state = range.state(block);
+      if (state == BlockState.GRANTED || state == BlockState.DENIED) {
+        missed += version.blockLength(block, blockSize);
+      }
+    }
+    readForPolicy(0, missed);
     return range;
+  }
+
+  /** Tells the eviction policy, if it adapts to the hit ratio, of a read of {@code bytes}, {@code hitBytes} of them from the cache. */
+  private void readForPolicy(long hitBytes, long bytes) {
+    if (bytes == 0) {
+      return;
+    }
+    lock.lock();
+    try {
+      if (space.adaptive()) {
+        space.read(hitBytes, bytes);
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** {@link #acquire}: grants what it can of {@code [firstBlock, endBlock)}. */
@@ -523,7 +569,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       lock.lock();
       try {
         expireLeases();
-        CachedObject object = touch(version);
+        CachedObject object = touch(version, firstBlock);
         if (object == null) {
           object = create(version, firstBlock, evicted);
           if (object == null) {
@@ -1108,11 +1154,30 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     idleExpiry.close();
   }
 
+  /**
+   * Tells the eviction policy, if it adapts to the hit ratio, that a reader that does not report its
+   * reads reads the cached blocks of {@code [first, end)} of {@code version} now (the others count as
+   * misses when its {@code acquire} grants or denies them).
+   */
   @GuardedBy("lock")
-  private CachedObject touch(ObjectVersion version) {
+  private void countRead(ObjectVersion version, CachedObject object, int first, int end) {
+    if (!space.adaptive() || object == null) {
+      return;
+    }
+    long hits = 0;
+    for (int block = object.published.nextSetBit(first); block >= 0 && block < end; block = object.published.nextSetBit(block + 1)) {
+      hits += version.blockLength(block, blockSize);
+    }
+    if (hits > 0) {
+      space.read(hits, hits);
+    }
+  }
+
+  @GuardedBy("lock")
+  private CachedObject touch(ObjectVersion version, int firstBlock) {
     CachedObject object = objects.get(version);
     if (object != null) {
-      space.touch(object);
+      space.touch(object, firstBlock);
       if (idleExpiry.enabled()) {
         // only idle expiry reads it: no clock read on every status when it is off
         object.lastUsedMillis = idleExpiry.nowMillis();
@@ -1129,16 +1194,22 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    */
   @GuardedBy("lock")
   private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
-    if (requester != null && requester.rule != null
-        && !evictForQuota(space.quotaVictims(requester, length, evicted), requester.rule, evicted)) {
+    RuleSpace rule = requester == null ? null : requester.rule;
+    SpaceLedger.Eviction forQuota = rule == null ? SpaceLedger.Eviction.NONE : space.quotaVictims(requester, length, evicted);
+    if (!forQuota.fits()) {
+      rule.denials++;
       return false;
     }
-    SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted);
+    // the disk decides before anything is evicted for the quota: a grant it refuses evicts nothing
+    SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted, forQuota.victims());
     if (!eviction.fits()) {
       if (eviction.rejected()) {
         admissionRejections++;
       }
       return false;
+    }
+    if (rule != null) {
+      evictForQuota(forQuota, rule, evicted);
     }
     for (CachedObject victim : eviction.victims()) {
       drop(victim);

@@ -16,12 +16,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 
 /**
  * What a metadata service charges against each disk's cap, and which objects each disk evicts: the
  * least recently used ({@link EvictionPolicy#LRU}), or under {@link EvictionPolicy#TINYLFU} those that
- * lose a comparison of recent read frequencies (see {@link #windowedVictims}).
+ * lose a comparison of recent read frequencies (see {@link #windowedVictims}) in a disk segmented as
+ * W-TinyLFU's (see {@link DiskSpace}), whose window a {@link HillClimber} sizes.
  *
  * <p>Space is charged when a block is granted, before any byte is written, and given back only once
  * its bytes are gone: a dropped object's charge is "releasing" until its files are truncated
@@ -34,14 +34,13 @@ import java.util.stream.Stream;
  * fields.
  */
 final class SpaceLedger {
-  /** TinyLFU: the share of each disk's cap its window holds, in percent. */
-  static final int WINDOW_PERCENT = 1;
-
   private final List<DiskSpace> disks = new ArrayList<>();
   private final FencedWrites fencedWrites = new FencedWrites(this::giveBack);
   private final LongSupplier nanoClock;
   /** Null under LRU. */
   private final AccessFrequencies frequencies;
+  /** Null under LRU: one for all disks, which hold hash partitions of the same reads. */
+  private final HillClimber climber;
 
   SpaceLedger(List<Path> roots, List<Long> capacities, LongSupplier nanoClock) {
     this(roots, capacities, nanoClock, EvictionPolicy.LRU);
@@ -53,9 +52,13 @@ final class SpaceLedger {
       throw new IllegalArgumentException("one capacity per root: " + roots + " vs " + capacities);
     }
     boolean windowed = requireNonNull(policy, "policy is null") == EvictionPolicy.TINYLFU;
+    this.climber = windowed ? new HillClimber() : null;
     for (int i = 0; i < roots.size(); i++) {
-      long capacity = capacities.get(i);
-      disks.add(new DiskSpace(roots.get(i), capacity, windowed ? capacity / 100 * WINDOW_PERCENT : 0));
+      DiskSpace disk = new DiskSpace(roots.get(i), capacities.get(i));
+      if (windowed) {
+        disk.resize(climber.window());
+      }
+      disks.add(disk);
     }
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
     this.frequencies = windowed ? new AccessFrequencies() : null;
@@ -90,10 +93,10 @@ final class SpaceLedger {
     return order;
   }
 
-  /** Charges a recovered object (its {@link CachedObject#chargedBytes}) and puts it last in LRU order, past any window. */
+  /** Charges a recovered object (its {@link CachedObject#chargedBytes}) and puts it last in LRU order, in probation. */
   void recovered(CachedObject object) {
     DiskSpace disk = diskOf(object);
-    disk.lru.put(object.version, object);
+    disk.add(object, Segment.PROBATION);
     disk.usedBytes += object.chargedBytes;
     if (object.rule != null) {
       object.rule.lru.put(object.version, object);
@@ -112,12 +115,15 @@ final class SpaceLedger {
     disk.usedBytes += charge;
   }
 
-  /** {@code object} is about to be created: under TinyLFU it will start in the window, which {@link #victims} must know. */
+  /**
+   * {@code object} is about to be created: under TinyLFU it will start in the window, which
+   * {@link #victims} must know (and may send it on to probation when the window has no room for it).
+   */
   void creating(CachedObject object) {
-    object.inWindow = frequencies != null;
+    object.segment = frequencies != null ? Segment.WINDOW : Segment.PROBATION;
   }
 
-  /** Charges a new object its overhead (room was {@linkplain #victims made} first) and puts it last in LRU order, in the window under TinyLFU. */
+  /** Charges a new object its overhead (room was {@linkplain #victims made} first) and puts it last in LRU order of its segment. */
   void created(CachedObject object) {
     DiskSpace disk = diskOf(object);
     object.chargedBytes = DiskCharge.OBJECT_OVERHEAD;
@@ -129,20 +135,39 @@ final class SpaceLedger {
     if (frequencies != null) {
       frequencies.objectsCached(objectCount() + 1);
     }
-    if (object.inWindow) {
-      disk.windowBytes += DiskCharge.OBJECT_OVERHEAD;
-      disk.window.put(object.version, object);
-    } else {
-      disk.lru.put(object.version, object);
-    }
+    disk.add(object, object.segment);
   }
 
-  /** {@code object} was used: last in LRU order. */
-  void touch(CachedObject object) {
-    diskOf(object).touch(object);
+  /** {@code object} was read from {@code block}: last in LRU order; under TinyLFU, to protected if it is in probation and holds that block. */
+  void touch(CachedObject object, int block) {
+    diskOf(object).touch(object, object.published.get(block), frequencies != null);
     if (object.rule != null) {
       object.rule.lru.get(object.version);
     }
+  }
+
+  /**
+   * A reader reads {@code bytes}, {@code hitBytes} of them from the cache: under TinyLFU a sample for
+   * the {@link HillClimber}, which at the end of each sample may resize every disk's window.
+   */
+  void read(long hitBytes, long bytes) {
+    // a sample of ten reads per cached object, as Caffeine's is ten per entry the cache holds
+    if (climber != null && climber.record(hitBytes, bytes, 10L * Math.max(objectCount(), HillClimber.MIN_SAMPLE_OBJECTS))) {
+      for (DiskSpace disk : disks) {
+        disk.resize(climber.window());
+        disk.demoteProtectedOverflow();
+      }
+    }
+  }
+
+  /** Whether the policy adapts to the hit ratio {@linkplain #read reads} get (TinyLFU). */
+  boolean adaptive() {
+    return climber != null;
+  }
+
+  /** Under TinyLFU, the share of each disk's cap its window now holds; 0 under LRU. */
+  double windowShare() {
+    return climber == null ? 0 : climber.window();
   }
 
   /** A read of {@code version} starting at {@code block} (its cached {@code object}, or null): counted under TinyLFU. */
@@ -159,9 +184,7 @@ final class SpaceLedger {
     object.chargedBytes += charge;
     DiskSpace disk = diskOf(object);
     disk.usedBytes += charge;
-    if (object.inWindow) {
-      disk.windowBytes += charge;
-    }
+    disk.charged(object, charge);
     if (object.rule != null) {
       object.rule.usedBytes += charge;
     }
@@ -175,9 +198,7 @@ final class SpaceLedger {
       object.chargedBytes -= charge;
       DiskSpace disk = diskOf(object);
       disk.usedBytes -= charge;
-      if (object.inWindow) {
-        disk.windowBytes -= charge;
-      }
+      disk.charged(object, -charge);
       if (object.rule != null) {
         object.rule.usedBytes -= charge;
       }
@@ -189,9 +210,10 @@ final class SpaceLedger {
    * {@code requester} (null when the bytes are a new object's) nor one being fetched into. Space of
    * objects other calls dropped counts as used until their files are truncated; space of the objects
    * in {@code evicted} counts as free, since the caller deletes their files before it answers, except
-   * what grantees may still be writing.
+   * what grantees may still be writing; so does the space of {@code evicting}, objects the caller will
+   * evict with these if they fit (for a rule's quota), which are never picked again.
    */
-  Eviction victims(DiskSpace disk, CachedObject requester, long length, Collection<CachedObject> evicted) {
+  Eviction victims(DiskSpace disk, CachedObject requester, long length, Collection<CachedObject> evicted, Collection<CachedObject> evicting) {
     if (length > disk.capacityBytes) {
       return Eviction.NO_ROOM;
     }
@@ -201,14 +223,19 @@ final class SpaceLedger {
         freed += victim.releasingBytes;
       }
     }
+    for (CachedObject victim : evicting) {
+      if (diskOf(victim) == disk) {
+        freed += victim.chargedBytes - recoveredWritesCharge(victim);
+      }
+    }
     if (frequencies != null) {
-      return windowedVictims(disk, requester, length, freed);
+      return windowedVictims(disk, requester, length, freed, evicting);
     }
     List<CachedObject> victims = new ArrayList<>();
-    Iterator<CachedObject> candidates = disk.lru.values().iterator();
+    Iterator<CachedObject> candidates = disk.objects();
     while (disk.usedBytes - freed + length > disk.capacityBytes && candidates.hasNext()) {
       CachedObject candidate = candidates.next();
-      if (evictable(candidate, requester)) {
+      if (evictable(candidate, requester) && !evicting.contains(candidate)) {
         victims.add(candidate);
         freed += candidate.chargedBytes - recoveredWritesCharge(candidate);
       }
@@ -217,53 +244,59 @@ final class SpaceLedger {
   }
 
   /**
-   * Window TinyLFU's choice. The window keeps the newest objects up to its capacity, the growth of a
-   * requester in it included (a new object always starts in it); the oldest beyond that leave it and
-   * become candidates, as does a requester past the window, which must win its room. When room is
-   * still needed, each candidate in turn (then the window's objects, oldest first, down to the
-   * requester) is compared with the least recently used object past the window: the one read less
-   * often recently is evicted, the resident on a tie. A requester that loses is refused
-   * ({@link Eviction#rejected}), and a losing candidate being fetched into stays where it is.
+   * W-TinyLFU's choice, as Caffeine makes it. The window keeps the newest objects up to its capacity,
+   * the growth of a requester in it included (a new object starts in it); the oldest beyond that move
+   * on to probation and become candidates, as does a requester past the window, which must win its
+   * room. While room is still needed, the first candidate is compared with the least recently used
+   * object of probation (then of protected): the one read less often recently is evicted, the resident
+   * on a tie, and the next candidate is compared with the next resident; without candidates, residents
+   * are evicted in order; without residents, candidates and then the window's objects, oldest first. A
+   * requester that loses is refused ({@link Eviction#rejected}), and a losing candidate being fetched
+   * into stays where it is.
    */
-  private Eviction windowedVictims(DiskSpace disk, CachedObject requester, long length, long freedBefore) {
-    boolean growsWindow = requester != null && requester.inWindow;
-    long windowAfter = disk.windowBytes + (growsWindow ? length : 0);
-    Deque<CachedObject> candidates = new ArrayDeque<>();
-    for (Iterator<CachedObject> oldest = disk.window.values().iterator(); windowAfter > disk.windowCapacity && oldest.hasNext(); ) {
-      CachedObject leaving = oldest.next();
-      candidates.add(leaving);
-      windowAfter -= leaving == requester ? leaving.chargedBytes + length : leaving.chargedBytes;
+  private Eviction windowedVictims(DiskSpace disk, CachedObject requester, long length, long freedBefore, Collection<CachedObject> evicting) {
+    boolean inWindow = requester != null && requester.segment == Segment.WINDOW;
+    long windowAfter = disk.bytes(Segment.WINDOW) + (inWindow ? length : 0);
+    List<CachedObject> leaving = new ArrayList<>();
+    for (Iterator<CachedObject> oldest = disk.objects(Segment.WINDOW); windowAfter > disk.windowCapacity() && oldest.hasNext(); ) {
+      CachedObject next = oldest.next();
+      leaving.add(next);
+      windowAfter -= next == requester ? next.chargedBytes + length : next.chargedBytes;
     }
-    for (CachedObject leaving : candidates) {
-      disk.leaveWindow(leaving);
+    for (CachedObject next : leaving) {
+      disk.move(next, Segment.PROBATION);
     }
-    if (requester != null && !requester.inWindow && !candidates.contains(requester)) {
+    if (inWindow && requester.segment == Segment.WINDOW && windowAfter > disk.windowCapacity()) {
+      // a new object (not in the window yet) larger than the window's room: it starts past it
+      requester.segment = Segment.PROBATION;
+    }
+    disk.demoteProtectedOverflow();
+    Deque<CachedObject> candidates = new ArrayDeque<>(leaving);
+    if (requester != null && requester.segment != Segment.WINDOW && !candidates.contains(requester)) {
       candidates.add(requester);
     }
-    // a new object is not in the window's map yet, so it never left it above
-    boolean creating = requester != null && requester.inWindow && !disk.window.containsKey(requester.version);
-    Iterator<CachedObject> window = Stream.concat(disk.window.values().stream(), creating ? Stream.of(requester) : Stream.empty()).iterator();
     Set<CachedObject> taken = new LinkedHashSet<>();
     long freed = freedBefore;
-    Iterator<CachedObject> residents = disk.lru.values().iterator();
-    CachedObject resident = nextResident(residents, requester, candidates, taken);
+    Iterator<CachedObject> residents = disk.pastWindow();
+    Iterator<CachedObject> window = disk.objects(Segment.WINDOW);
+    CachedObject resident = nextResident(residents, requester, candidates, taken, evicting);
     while (disk.usedBytes - freed + length > disk.capacityBytes) {
-      if (candidates.isEmpty() && window.hasNext()) {
-        candidates.add(window.next());
-      }
-      CachedObject candidate = candidates.peekFirst();
+      CachedObject candidate = candidates.pollFirst();
       CachedObject evict;
-      if (resident != null && (candidate == null || frequencies.admits(candidate, resident))) {
+      if (resident == null) {
+        evict = candidate != null && candidate != requester ? candidate : window.hasNext() ? window.next() : null;
+        if (evict == null) {
+          return Eviction.NO_ROOM;
+        }
+      } else if (candidate == null || frequencies.admits(candidate, resident)) {
         evict = resident;
-        resident = nextResident(residents, requester, candidates, taken);
-      } else if (resident != null && candidate == requester) {
+        resident = nextResident(residents, requester, candidates, taken, evicting);
+      } else if (candidate == requester) {
         return Eviction.REJECTED;
-      } else if (candidate != null) {
-        evict = candidates.removeFirst();
       } else {
-        return Eviction.NO_ROOM;
+        evict = candidate;
       }
-      if (evictable(evict, requester) && taken.add(evict)) {
+      if (evictable(evict, requester) && !evicting.contains(evict) && taken.add(evict)) {
         freed += evict.chargedBytes - recoveredWritesCharge(evict);
       }
     }
@@ -307,10 +340,10 @@ final class SpaceLedger {
   }
 
   private static CachedObject nextResident(Iterator<CachedObject> residents, CachedObject requester, Collection<CachedObject> candidates,
-      Set<CachedObject> taken) {
+      Set<CachedObject> taken, Collection<CachedObject> evicting) {
     while (residents.hasNext()) {
       CachedObject next = residents.next();
-      if (evictable(next, requester) && !candidates.contains(next) && !taken.contains(next)) {
+      if (evictable(next, requester) && !candidates.contains(next) && !taken.contains(next) && !evicting.contains(next)) {
         return next;
       }
     }

@@ -10,6 +10,7 @@ import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
+import io.rubix.spi.metadata.DataFileLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,6 +113,52 @@ class RuleQuotaTest {
         for (ObjectVersion fact : facts) {
           assertThat(service.status(fact, 0, 2).allCached(0, 2)).as("%s: %s after the dims were read", policy, fact.path()).isTrue();
         }
+      }
+    }
+  }
+
+  @Test
+  void underTinyLfuAGrantTheDiskRefusesEvictsNothingForTheQuota(@TempDir Path second) throws Exception {
+    List<Path> roots = List.of(root, second);
+    DataFileLayout layout = new DataFileLayout(roots);
+    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, roots, List.of(4 * UNIT, 4 * UNIT), LEASE, clock::get,
+        MetadataJournal.NONE, InProcessMetadataService.DEFAULT_MAX_OBJECTS, EvictionPolicy.TINYLFU, dimsTmpFacts(Long.toString(UNIT)))) {
+      // the rule's quota is full with one dim on the first disk
+      ObjectVersion cachedDim = onDisk(layout, 0, "s3a://lake/warehouse/dim_a/part-", 1);
+      read(service, cachedDim, 0, 1);
+      // the second disk is full of facts read again and again
+      List<ObjectVersion> facts = new ArrayList<>();
+      for (int i = 0; facts.size() < 4; i++) {
+        facts.add(onDisk(layout, 1, "s3a://lake/warehouse/fact_" + i + "/part-", 1));
+      }
+      for (int round = 0; round < 10; round++) {
+        for (ObjectVersion fact : facts) {
+          read(service, fact, 0, 1);
+        }
+      }
+      for (ObjectVersion fact : facts) {
+        assertThat(service.status(fact, 0, 1).allCached(0, 1)).as("%s", fact.path()).isTrue();
+      }
+      long evictions = service.usage().evictions();
+
+      // a dim read once, on the second disk: it would need the first dim's quota, and the second disk refuses it
+      ObjectVersion newDim = onDisk(layout, 1, "s3a://lake/warehouse/dim_b/part-", 1);
+      read(service, newDim, 0, 1);
+
+      assertThat(service.admissionRejections()).isPositive();
+      assertThat(service.status(newDim, 0, 1).state(0)).isEqualTo(BlockState.MISSING);
+      assertThat(service.status(cachedDim, 0, 1).allCached(0, 1)).as("the dim the refused grant would have evicted").isTrue();
+      assertThat(service.usage().evictions()).isEqualTo(evictions);
+      assertThat(service.ruleUsage().get(0).evictions()).isZero();
+    }
+  }
+
+  /** A one-block version at {@code prefix} + n, for the first n whose path {@code layout} puts on {@code disk}. */
+  private static ObjectVersion onDisk(DataFileLayout layout, int disk, String prefix, int blocks) {
+    for (int n = 0; ; n++) {
+      ObjectVersion version = new ObjectVersion(prefix + n, (long) blocks * BLOCK, 1, "v" + n);
+      if (layout.diskOf(version) == disk) {
+        return version;
       }
     }
   }
