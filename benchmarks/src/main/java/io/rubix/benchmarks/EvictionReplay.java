@@ -60,25 +60,7 @@ public final class EvictionReplay {
       }
     }
     int cacheBlocks = (int) (cacheBytes / BLOCK_SIZE);
-    // hot files of 1-16 blocks (8.5 on average) read by a Zipf 0.9 popularity; every 3,000 hot reads, a table of 1.5x the cache is scanned;
-    // the hot set holds about 0.5x the cache in one trace (dimension tables that fit), about 2x in the other
-    int smallHotSet = cacheBlocks / 2 * 2 / 17;
-    ReplayTrace pollutedSmall = ReplayTrace.scanPolluted("scan-polluted, hot set 0.5x", seed, BLOCK_SIZE, smallHotSet, 16, 0.9, 40_000, 3_000,
-        cacheBlocks * 3 / 2, 512, 16);
-    ReplayTrace pollutedLarge = ReplayTrace.scanPolluted("scan-polluted, hot set 2x", seed, BLOCK_SIZE, smallHotSet * 4, 16, 0.9, 40_000, 3_000,
-        cacheBlocks * 3 / 2, 512, 16);
-    // issue 12's scenario: the same hot set of 0.5x and the same tables of 1.5x, but scanned one after the other all the time, alongside the
-    // hot reads, reading half the bytes (then a quarter and three quarters, to show how the result depends on that share)
-    List<ReplayTrace> alongside = new ArrayList<>();
-    for (double share : new double[] {0.5, 0.25, 0.75}) {
-      alongside.add(ReplayTrace.scanAlongside(String.format(Locale.ROOT, "scans alongside, %.0f %% of bytes", 100 * share), seed, BLOCK_SIZE,
-          smallHotSet, 16, 0.9, 40_000, share, cacheBlocks * 3 / 2, 512, 16));
-    }
-    // a working set of 150 files of 1-32 blocks (about 0.6x the cache), sliding by one file every 40 reads
-    ReplayTrace recency = ReplayTrace.slidingWorkingSet(seed, BLOCK_SIZE, 150, 32, 40, 40_000);
-    List<ReplayTrace> traces = new ArrayList<>(List.of(pollutedSmall, pollutedLarge));
-    traces.addAll(alongside);
-    traces.add(recency);
+    List<ReplayTrace> traces = traces(seed, cacheBlocks);
     System.out.printf(Locale.ROOT, "Eviction replay: seed %d, cache %d MiB (one directory), blocks of %d KiB%n%n", seed, cacheBytes >> 20,
         BLOCK_SIZE >> 10);
     System.out.println("| trace | policy | requests | MiB read | byte hit ratio | MiB from source | vs lru | evictions | admission rejections"
@@ -151,6 +133,27 @@ public final class EvictionReplay {
     } finally {
       BenchFiles.deleteRecursively(dir);
     }
+  }
+
+  /** The replay's traces, seeded with {@code seed}, for a cache of {@code cacheBlocks} blocks of {@link #BLOCK_SIZE}. */
+  static List<ReplayTrace> traces(long seed, int cacheBlocks) {
+    // hot files of 1-16 blocks (8.5 on average) read by a Zipf 0.9 popularity; every 3,000 hot reads, a table of 1.5x the cache is scanned;
+    // the hot set holds about 0.5x the cache in one trace (dimension tables that fit), about 2x in the other
+    int smallHotSet = cacheBlocks / 2 * 2 / 17;
+    List<ReplayTrace> traces = new ArrayList<>();
+    traces.add(ReplayTrace.scanPolluted("scan-polluted, hot set 0.5x", seed, BLOCK_SIZE, smallHotSet, 16, 0.9, 40_000, 3_000,
+        cacheBlocks * 3 / 2, 512, 16));
+    traces.add(ReplayTrace.scanPolluted("scan-polluted, hot set 2x", seed, BLOCK_SIZE, smallHotSet * 4, 16, 0.9, 40_000, 3_000,
+        cacheBlocks * 3 / 2, 512, 16));
+    // issue 12's scenario: the same hot set of 0.5x and the same tables of 1.5x, but scanned one after the other all the time, alongside the
+    // hot reads, reading half the bytes (then a quarter and three quarters, to show how the result depends on that share)
+    for (double share : new double[] {0.5, 0.25, 0.75}) {
+      traces.add(ReplayTrace.scanAlongside(String.format(Locale.ROOT, "scans alongside, %.0f %% of bytes", 100 * share), seed, BLOCK_SIZE,
+          smallHotSet, 16, 0.9, 40_000, share, cacheBlocks * 3 / 2, 512, 16));
+    }
+    // a working set of 150 files of 1-32 blocks (about 0.6x the cache), sliding by one file every 40 reads
+    traces.add(ReplayTrace.slidingWorkingSet(seed, BLOCK_SIZE, 150, 32, 40, 40_000));
+    return traces;
   }
 
   /** Writes {@code blocks} of {@code lease} into its cache file as a reader does, and commits them. */

@@ -38,11 +38,8 @@ public final class ReplayDiagnosis {
     int bs = EvictionReplay.BLOCK_SIZE;
     long cacheBytes = 64L << 20;
     int cacheBlocks = (int) (cacheBytes / bs);
-    int smallHotSet = cacheBlocks / 2 * 2 / 17;
-    List<ReplayTrace> traces = List.of(
-        ReplayTrace.scanPolluted("scan-polluted, hot set 0.5x", seed, bs, smallHotSet, 16, 0.9, 40_000, 3_000, cacheBlocks * 3 / 2, 512, 16),
-        ReplayTrace.scanPolluted("scan-polluted, hot set 2x", seed, bs, smallHotSet * 4, 16, 0.9, 40_000, 3_000, cacheBlocks * 3 / 2, 512, 16),
-        ReplayTrace.slidingWorkingSet(seed, bs, 150, 32, 40, 40_000));
+    // EvictionReplay's traces, but those of scans alongside (the hot-set-2x one is the question)
+    List<ReplayTrace> traces = EvictionReplay.traces(seed, cacheBlocks).stream().filter(t -> !t.name().startsWith("scans alongside")).toList();
     for (ReplayTrace trace : traces) {
       for (long overhead : new long[] {0, OBJECT_OVERHEAD}) {
         System.out.printf(Locale.ROOT, "%s overhead %d: object MIN %.3f, static best set %.3f%n", trace.name(), overhead,
