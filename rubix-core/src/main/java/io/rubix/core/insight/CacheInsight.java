@@ -82,30 +82,6 @@ public final class CacheInsight {
     }
   }
 
-  /** Counts the blocks {@code range}, the answer of a {@code status} whose caller does not report its reads, names as cached. */
-  public void statusRead(BlockRange range) {
-    int first = range.firstBlock();
-    byte[] states = range.states();
-    ObjectVersion version = range.version();
-    long versionKey = BlockKeys.version(version);
-    long hitBlocks = 0;
-    lock.lock();
-    try {
-      int slot = currentSlot(nanoClock.getAsLong());
-      for (int i = 0; i < states.length; i++) {
-        if (states[i] == BlockState.CACHED.code()) {
-          hitBlocks++;
-          access(slot, version, versionKey, first + i, true);
-        }
-      }
-      if (hitBlocks > 0) {
-        tables.accessed(prefixes.of(version.path()), hitBlocks, hitBlocks, 0, 0);
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** Counts {@code blocks} of {@code version}, which a reader read from the cache, as hits. */
   public void readsReported(ObjectVersion version, int[] blocks) {
     if (blocks.length == 0) {

@@ -41,6 +41,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,6 +101,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
   @GuardedBy("lock")
   private final SpaceLedger space;
+  /** Whether the eviction policy adapts to the hit ratio of reads (TinyLFU's window): only then are reads' bytes told to it. */
+  private final boolean adaptive;
   @GuardedBy("lock")
   private final LeaseTable leases;
   @GuardedBy("lock")
@@ -219,6 +222,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.layout = new DataFileLayout(roots);
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
     this.space = new SpaceLedger(roots, capacities, nanoClock, evictionPolicy);
+    this.adaptive = space.adaptive();
     this.rules = new RuleQuotas(rules, capacities.stream().reduce(0L, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b));
     this.leases = new LeaseTable(leaseTimeout.toNanos());
     this.waiters = new SettleWaiters(nanoClock, this::recheckWaiters);
@@ -475,8 +479,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   @Override
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock) {
     checkRange(version, firstBlock, endBlock);
-    BlockRange range = answer(version, firstBlock, endBlock, firstBlock, true);
-    insight.statusRead(range);
+    BlockRange range = answer(version, firstBlock, endBlock, firstBlock);
+    // a caller that does not report its reads: the cached blocks it is told of count as read
+    readsCounted(version, IntStream.range(firstBlock, endBlock).filter(b -> range.state(b) == BlockState.CACHED).toArray());
     return range;
   }
 
@@ -484,25 +489,17 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public BlockRange status(ObjectVersion version, int firstBlock, int endBlock, int readBlock) {
     checkRange(version, firstBlock, endBlock);
     CacheMetadataService.checkReadBlock(firstBlock, endBlock, readBlock);
-    return answer(version, firstBlock, endBlock, readBlock, false);
+    return answer(version, firstBlock, endBlock, readBlock);
   }
 
-  /**
-   * {@link #status}: counts a read starting at {@code readBlock} (LRU order, TinyLFU's frequency) and, for
-   * a caller that does not report its reads ({@code countRead}), the range's blocks as read (TinyLFU's
-   * hit ratio); describes the range.
-   */
-  private BlockRange answer(ObjectVersion version, int firstBlock, int endBlock, int readBlock, boolean countRead) {
+  /** {@link #status}: counts a read starting at {@code readBlock} (LRU order, TinyLFU's frequency) and describes the range. */
+  private BlockRange answer(ObjectVersion version, int firstBlock, int endBlock, int readBlock) {
     lock.lock();
     try {
       expireLeases();
       CachedObject object = touch(version, readBlock);
       space.accessed(version, readBlock, object);
-      BlockRange range = describe(version, object, firstBlock, endBlock, null);
-      if (countRead) {
-        countRead(version, object, firstBlock, endBlock);
-      }
-      return range;
+      return describe(version, object, firstBlock, endBlock, null);
     } finally {
       lock.unlock();
     }
@@ -519,39 +516,46 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         throw new IllegalArgumentException("Block " + block + " is outside [0, " + blockCount + ") of " + version.path());
       }
     }
+    readsCounted(version, blocks);
+  }
+
+  /** Counts {@code blocks} of {@code version}, read from the cache, as hits: per table and working set, and TinyLFU's hit ratio. */
+  private void readsCounted(ObjectVersion version, int[] blocks) {
     insight.readsReported(version, blocks);
-    long bytes = 0;
-    for (int block : blocks) {
-      bytes += version.blockLength(block, blockSize);
+    if (adaptive) {
+      long bytes = 0;
+      for (int block : blocks) {
+        bytes += version.blockLength(block, blockSize);
+      }
+      readForPolicy(bytes, bytes);
     }
-    readForPolicy(bytes, bytes);
   }
 
   @Override
   public BlockRange acquire(ObjectVersion version, int firstBlock, int endBlock) throws IOException {
     BlockRange range = grant(version, firstBlock, endBlock);
     insight.acquired(range);
-    long missed = 0;
-    for (int block = range.firstBlock(); block < range.endBlock(); block++) {
-      BlockState state = range.state(block);
-      if (state == BlockState.GRANTED || state == BlockState.DENIED) {
-        missed += version.blockLength(block, blockSize);
+    if (adaptive) {
+      long missed = 0;
+      for (int block = range.firstBlock(); block < range.endBlock(); block++) {
+        BlockState state = range.state(block);
+        if (state == BlockState.GRANTED || state == BlockState.DENIED) {
+          missed += version.blockLength(block, blockSize);
+        }
       }
+      readForPolicy(0, missed);
     }
-    readForPolicy(0, missed);
     return range;
   }
 
-  /** Tells the eviction policy, if it adapts to the hit ratio, of a read of {@code bytes}, {@code hitBytes} of them from the cache. */
+  /** Tells the eviction policy, which adapts to the hit ratio, of a read of {@code bytes}, {@code hitBytes} of them from the cache. */
   private void readForPolicy(long hitBytes, long bytes) {
     if (bytes == 0) {
       return;
     }
     lock.lock();
     try {
-      if (space.adaptive()) {
-        space.read(hitBytes, bytes);
-      }
+      space.read(hitBytes, bytes);
     } finally {
       lock.unlock();
     }
@@ -1152,25 +1156,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       lock.unlock();
     }
     idleExpiry.close();
-  }
-
-  /**
-   * Tells the eviction policy, if it adapts to the hit ratio, that a reader that does not report its
-   * reads reads the cached blocks of {@code [first, end)} of {@code version} now (the others count as
-   * misses when its {@code acquire} grants or denies them).
-   */
-  @GuardedBy("lock")
-  private void countRead(ObjectVersion version, CachedObject object, int first, int end) {
-    if (!space.adaptive() || object == null) {
-      return;
-    }
-    long hits = 0;
-    for (int block = object.published.nextSetBit(first); block >= 0 && block < end; block = object.published.nextSetBit(block + 1)) {
-      hits += version.blockLength(block, blockSize);
-    }
-    if (hits > 0) {
-      space.read(hits, hits);
-    }
   }
 
   @GuardedBy("lock")

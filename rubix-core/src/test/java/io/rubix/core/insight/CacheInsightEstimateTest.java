@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.rubix.core.config.InsightConfig;
 import io.rubix.spi.ObjectVersion;
-import io.rubix.spi.metadata.BlockRange;
-import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.WorkingSetEstimate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -171,10 +169,10 @@ class CacheInsightEstimateTest {
       replay(insight, clock, from, size());
     }
 
-    /** Each access as a status answer naming the block cached, one microsecond apart. */
+    /** Each access as a reported read of the block, one microsecond apart. */
     void replay(CacheInsight insight, AtomicLong clock, int from, int to) {
       for (int i = from; i < to; i++) {
-        insight.statusRead(new BlockRange(version(i), "data", blocks[i], new byte[] {BlockState.CACHED.code()}, new int[1], 0));
+        insight.readsReported(version(i), new int[] {blocks[i]});
         clock.addAndGet(1_000);
       }
     }
