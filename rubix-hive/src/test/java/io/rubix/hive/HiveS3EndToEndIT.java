@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.hive.testing.BookKeeperDaemon;
 import io.rubix.hive.testing.HadoopConfFile;
+import io.rubix.hive.testing.HiveLocalSite;
 import io.rubix.hive.testing.HiveProcess;
 import io.rubix.hive.testing.HiveSessionMain;
 import io.rubix.hive.testing.TestClasspaths;
@@ -55,7 +56,7 @@ class HiveS3EndToEndIT {
     Path conf = Files.createDirectories(temp.resolve("conf"));
     HadoopConfFile.write(conf.resolve("core-site.xml"), coreSite());
     HadoopConfFile.write(conf.resolve("hive-site.xml"), hiveSite(temp.resolve("hive")));
-    Files.writeString(conf.resolve("log4j2.properties"), log4j(temp.resolve("logs/hive.log")));
+    Files.writeString(conf.resolve("log4j2.properties"), HiveLocalSite.logToFile(temp.resolve("logs/hive.log")));
     List<Path> jars = new ArrayList<>();
     jars.add(TestClasspaths.testClasses());
     jars.add(Path.of(System.getProperty("rubix.hive.jar")));
@@ -115,33 +116,8 @@ class HiveS3EndToEndIT {
     site.put("rubix.cache.dirs", dir.resolve("cache").toString());
     site.put("hive.execution.engine", "mr");
     site.put("mapreduce.framework.name", "local");
-    site.put("javax.jdo.option.ConnectionURL", "jdbc:derby:;databaseName=" + dir.resolve("metastore_db") + ";create=true");
-    site.put("datanucleus.schema.autoCreateAll", "true");
-    site.put("hive.metastore.schema.verification", "false");
-    site.put("hive.metastore.warehouse.dir", dir.resolve("warehouse").toUri().toString());
-    site.put("hive.metastore.warehouse.external.dir", dir.resolve("external").toUri().toString());
-    site.put("hive.exec.scratchdir", dir.resolve("scratch").toString());
-    site.put("hive.exec.local.scratchdir", dir.resolve("local-scratch").toString());
-    site.put("hive.querylog.location", dir.resolve("querylog").toString());
-    site.put("hive.server2.enable.doAs", "false");
-    site.put("hive.support.concurrency", "false");
-    site.put("hive.txn.manager", "org.apache.hadoop.hive.ql.lockmgr.DummyTxnManager");
-    site.put("hive.stats.autogather", "false");
-    site.put("hive.stats.column.autogather", "false");
+    site.putAll(HiveLocalSite.metastoreAndScratch(dir));
     return site;
-  }
-
-  private static String log4j(Path file) {
-    return String.join("\n",
-        "status = WARN",
-        "appender.file.type = File",
-        "appender.file.name = file",
-        "appender.file.fileName = " + file,
-        "appender.file.layout.type = PatternLayout",
-        "appender.file.layout.pattern = %d{HH:mm:ss.SSS} %-5p [%t] %c{1}: %m%n",
-        "rootLogger.level = INFO",
-        "rootLogger.appenderRef.file.ref = file",
-        "");
   }
 
   @Test

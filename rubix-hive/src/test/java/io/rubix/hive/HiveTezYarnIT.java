@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.hive.testing.BookKeeperDaemon;
 import io.rubix.hive.testing.HadoopConfFile;
+import io.rubix.hive.testing.HiveLocalSite;
 import io.rubix.hive.testing.HiveProcess;
 import io.rubix.hive.testing.HiveSessionMain;
 import io.rubix.hive.testing.TestClasspaths;
@@ -95,7 +96,7 @@ class HiveTezYarnIT {
         Map.of("rubix.cache.dirs", temp.resolve("cache").toString()), Duration.ofMinutes(1));
     HadoopConfFile.write(conf.resolve("core-site.xml"), coreSite());
     HadoopConfFile.write(conf.resolve("hive-site.xml"), hiveSite(temp.resolve("hive"), rubixJar));
-    Files.writeString(conf.resolve("log4j2.properties"), log4j(temp.resolve("logs/hive.log")));
+    Files.writeString(conf.resolve("log4j2.properties"), HiveLocalSite.logToFile(temp.resolve("logs/hive.log")));
     hiveClasspath = new ArrayList<>();
     hiveClasspath.add(TestClasspaths.testClasses());
     hiveClasspath.add(rubixJar);
@@ -248,34 +249,8 @@ class HiveTezYarnIT {
     site.put("hive.user.install.directory", dir.resolve("install").toUri().toString());
     site.put("hive.tez.exec.print.summary", "true");
 
-    site.put("javax.jdo.option.ConnectionURL", "jdbc:derby:;databaseName=" + dir.resolve("metastore_db") + ";create=true");
-    site.put("datanucleus.schema.autoCreateAll", "true");
-    site.put("hive.metastore.schema.verification", "false");
-    site.put("hive.metastore.warehouse.dir", dir.resolve("warehouse").toUri().toString());
-    site.put("hive.metastore.warehouse.external.dir", dir.resolve("external").toUri().toString());
-    site.put("hive.exec.scratchdir", dir.resolve("scratch").toString());
-    site.put("hive.exec.local.scratchdir", dir.resolve("local-scratch").toString());
-    site.put("hive.querylog.location", dir.resolve("querylog").toString());
-    site.put("hive.server2.enable.doAs", "false");
-    site.put("hive.support.concurrency", "false");
-    site.put("hive.txn.manager", "org.apache.hadoop.hive.ql.lockmgr.DummyTxnManager");
-    site.put("hive.stats.autogather", "false");
-    site.put("hive.stats.column.autogather", "false");
+    site.putAll(HiveLocalSite.metastoreAndScratch(dir));
     return site;
-  }
-
-  private static String log4j(Path file) {
-    return String.join("\n",
-        "status = WARN",
-        "appender.file.type = File",
-        "appender.file.name = file",
-        "appender.file.fileName = " + file,
-        "appender.file.append = true",
-        "appender.file.layout.type = PatternLayout",
-        "appender.file.layout.pattern = %d{HH:mm:ss.SSS} %-5p [%t] %c{1}: %m%n",
-        "rootLogger.level = INFO",
-        "rootLogger.appenderRef.file.ref = file",
-        "");
   }
 
   private static List<String> run(HiveProcess hive) throws IOException {
