@@ -3,6 +3,7 @@ package io.rubix.presto;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.presto.testing.PrestoS3ReadMain;
+import io.rubix.testing.ChildJvmSupport;
 import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.File;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * left out to keep the download small; {@code -Dpresto.hive.full} resolves and uses all 134.
  */
 class PrestoHivePluginIT {
+  private static final String MODULE = "rubix-presto";
   /** The jars of the plugin directory that the default (CI) set leaves out: 249 MB of the directory's 320 MB. */
   private static final Set<String> LEFT_OUT_BY_DEFAULT = Set.of(
       "alluxio-shaded-client-312.jar", "hudi-presto-bundle-0.14.0.jar", "hive-apache-3.0.0-10.jar", "ranger-apache-2.1.0-3.jar",
@@ -53,7 +55,7 @@ class PrestoHivePluginIT {
       expected.removeAll(LEFT_OUT_BY_DEFAULT);
     }
     assertThat(jarNames(hiveLib())).isEqualTo(expected);
-    assertThat(jarNames(Path.of(requiredProperty("rubix.presto.spi.lib"))))
+    assertThat(jarNames(Path.of(ChildJvmSupport.requiredProperty("rubix.presto.spi.lib", MODULE))))
         .containsExactlyInAnyOrder("presto-spi-0.287.jar", "presto-common-0.287.jar", "drift-api-1.37.jar", "slice-0.38.jar",
             "units-1.3.jar", "jackson-annotations-2.10.0.jar", "jol-core-0.2.jar");
   }
@@ -97,11 +99,11 @@ class PrestoHivePluginIT {
   private List<String> child(S3ServerProcess server, String... commands) throws IOException, InterruptedException, URISyntaxException {
     List<Path> classpath = new ArrayList<>();
     classpath.add(Path.of(PrestoS3ReadMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
-    Path jar = Path.of(requiredProperty("rubix.presto.jar"));
+    Path jar = Path.of(ChildJvmSupport.requiredProperty("rubix.presto.jar", MODULE));
     assertThat(jar).as("the shaded jar (package rubix-presto first)").isRegularFile();
     classpath.add(jar);
     classpath.addAll(jars(hiveLib()));
-    classpath.addAll(jars(Path.of(requiredProperty("rubix.presto.spi.lib"))));
+    classpath.addAll(jars(Path.of(ChildJvmSupport.requiredProperty("rubix.presto.spi.lib", MODULE))));
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
         "-XX:+UseSerialGC", "-cp", String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()),
         PrestoS3ReadMain.class.getName(), server.endpoint(), server.control().uri().toString(), BUCKET, dir.resolve("cache").toString()));
@@ -116,12 +118,12 @@ class PrestoHivePluginIT {
     if (!exited) {
       process.destroyForcibly();
     }
-    assertThat(exited && process.exitValue() == 0).as("child JVM exited normally; stdout %s; stderr %s", output, tail(log)).isTrue();
+    assertThat(exited && process.exitValue() == 0).as("child JVM exited normally; stdout %s; stderr %s", output, ChildJvmSupport.tail(log)).isTrue();
     return output;
   }
 
   private static Path hiveLib() {
-    return Path.of(requiredProperty("rubix.presto.hive.lib"));
+    return Path.of(ChildJvmSupport.requiredProperty("rubix.presto.hive.lib", MODULE));
   }
 
   private static long totalBytes() {
@@ -168,18 +170,5 @@ class PrestoHivePluginIT {
 
   private static long count(Map<String, String> pass, String key) {
     return Long.parseLong(pass.get(key));
-  }
-
-  private static String tail(Path log) throws IOException {
-    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-  }
-
-  private static String requiredProperty(String name) {
-    String value = System.getProperty(name);
-    if (value == null) {
-      throw new IllegalStateException("System property " + name + " is not set (run through Maven: ./mvnw verify -pl rubix-presto -am)");
-    }
-    return value;
   }
 }

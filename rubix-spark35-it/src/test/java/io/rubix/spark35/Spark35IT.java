@@ -2,6 +2,7 @@ package io.rubix.spark35;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rubix.testing.ChildJvmSupport;
 import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.BufferedReader;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * server runs in a third JVM and counts what it serves.
  */
 class Spark35IT {
+  private static final String MODULE = "rubix-spark35-it";
   /** Spark 3.5's {@code JavaModuleOptions}: what {@code spark-submit} passes on JDK 17. */
   private static final List<String> SPARK_JAVA_OPTIONS = List.of(
       "-XX:+IgnoreUnrecognizedVMOptions",
@@ -64,11 +66,11 @@ class Spark35IT {
     long started = System.nanoTime();
     try (S3ServerProcess server = S3ServerLauncher.start(temp.resolve("logs"), List.of("--bucket", "spark35", "--dir", temp.resolve("s3").toString()))) {
       List<Path> classpath = new ArrayList<>();
-      try (Stream<Path> jars = Files.list(Path.of(requiredProperty("rubix.spark35.lib")))) {
+      try (Stream<Path> jars = Files.list(Path.of(ChildJvmSupport.requiredProperty("rubix.spark35.lib", MODULE)))) {
         jars.filter(jar -> jar.toString().endsWith(".jar")).sorted().forEach(classpath::add);
       }
       assertThat(classpath).as("Spark 3.5 jars").anySatisfy(jar -> assertThat(jar.getFileName().toString()).startsWith("spark-sql_"));
-      Path sparkJar = Path.of(requiredProperty("rubix.spark.jar"));
+      Path sparkJar = Path.of(ChildJvmSupport.requiredProperty("rubix.spark.jar", MODULE));
       assertThat(sparkJar).as("the shaded jar (package rubix-spark first)").isRegularFile();
       classpath.add(sparkJar);
       classpath.add(Path.of(Spark35Scenario.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
@@ -107,7 +109,7 @@ class Spark35IT {
       if (!child.waitFor(60, TimeUnit.SECONDS)) {
         child.destroyForcibly();
       }
-      String tail = tail(log);
+      String tail = ChildJvmSupport.tail(log);
       assertThat(child.exitValue()).as("Spark 3.5 child exit; log %s:%n%s", log, tail).isZero();
       assertThat(version).startsWith("3.5.");
       assertThat(results).as("results; log %s:%n%s", log, tail).hasSize(2);
@@ -139,19 +141,6 @@ class Spark35IT {
       }
     }
     throw new AssertionError("no " + name + " in " + counters);
-  }
-
-  private static String tail(Path log) throws IOException {
-    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-  }
-
-  private static String requiredProperty(String name) {
-    String value = System.getProperty(name);
-    if (value == null) {
-      throw new IllegalStateException("System property " + name + " is not set (run through Maven: ./mvnw verify -pl rubix-spark35-it -am)");
-    }
-    return value;
   }
 
   private static int freePort() throws IOException {
