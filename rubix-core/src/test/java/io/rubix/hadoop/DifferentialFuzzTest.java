@@ -75,11 +75,14 @@ class DifferentialFuzzTest {
       new Setup("64k-cap4-never-readahead", 65536, 4 * 65536, "never", 1 << 20, 2 * 65536, "wait"),
       new Setup("4k-cap3-always-readahead", 4096, 3 * 4096, "always", 32 * 1024, 3 * 4096, "wait"),
       new Setup("12288-uncapped-firstread-source", 12288, 0, "first-read", 48 * 1024, 12288, "source"),
-      new Setup("4097-cap12-never-noreadahead", 4097, 12 * 4097, "never", 0, 3 * 4097, "wait"));
+      new Setup("4097-cap12-never-noreadahead", 4097, 12 * 4097, "never", 0, 3 * 4097, "wait"),
+      // room for a few blocks: most reads are declined and read ahead into the streams' memory, mixed with cached ones
+      new Setup("4k-cap3-firstread-readahead-declined", 4096, 3 * 4096, "first-read", 64 * 1024, 4 * 4096, "source"));
 
   private static final List<Setup> S3_SETUPS = List.of(
       new Setup("s3-4k-cap4-always-readahead", 4096, 4 * 4096, "always", 32 * 1024, 2 * 4096, "wait"),
-      new Setup("s3-5000-uncapped-firstread-noreadahead", 5000, 0, "first-read", 0, 4L << 20, "wait"));
+      new Setup("s3-5000-uncapped-firstread-noreadahead", 5000, 0, "first-read", 0, 4L << 20, "wait"),
+      new Setup("s3-4k-cap3-always-readahead-declined", 4096, 3 * 4096, "always", 64 * 1024, 4 * 4096, "wait"));
 
   private static S3Server server;
 

@@ -151,3 +151,4 @@ public final class CountingBlobStore extends ForwardingBlobStore {
     }
   }
 }
+

@@ -16,6 +16,7 @@ import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -41,7 +42,8 @@ import java.util.concurrent.Executor;
  *       owner of this JVM's in-flight buffers ({@link GrantedRuns}/{@link GrantedRun} end them);
  *   <li>{@link PeerBlocks}: blocks other nodes own, from those nodes (only with peer reads);
  *   <li>{@link Fills}: read-ahead and {@link BlockFiller} fills, fetched for nobody's read;
- *   <li>{@link SourceReads}: the caller's bytes straight from the source, the fallback of them all.
+ *   <li>{@link SourceReads}: bytes the cache does not serve, from the source as a plain stream with read-ahead
+ *       would read them (held in the stream's memory), the fallback of them all.
  * </ul>
  *
  * <p>Threads: any number of readers at once, each in its own thread; a read returns or throws only
@@ -77,6 +79,10 @@ public final class BlockReader {
   private final CachedBlocks cached;
   private final SourceFetches fetches;
   private final Fills fills;
+  private final SourceReads sourceReads;
+  private final UncachedMemory uncachedMemory;
+  /** Gives back the memory of streams collected without a close (their held bytes would otherwise stay reserved). */
+  private final Cleaner unclosedStreams = Cleaner.create();
   /** Blocks from their owners, or null without peer reads. */
   private final PeerBlocks peers;
 
@@ -117,7 +123,10 @@ public final class BlockReader {
     this.admission = new Admission(admission, blockSize);
     this.cached = new CachedBlocks(blockSize, store, service, failures, reportExecutor);
     this.fetches = new SourceFetches(blockSize, chunkBlocks, service, store, writeExecutor, failures, config.inFlightWaitTimeout());
-    this.fills = new Fills(service, fetches, this.admission, fetchExecutor);
+    this.sourceReads = new SourceReads(blockSize, chunkBlocks, fetchExecutor);
+    this.uncachedMemory = new UncachedMemory(config.uncachedReadAheadMemory());
+    // blocks this node does not admit are read ahead from their owners when there are peers, else from the source
+    this.fills = new Fills(service, fetches, this.admission, fetchExecutor, sourceReads, peers == null, failures);
     this.peers = peers == null ? null : new PeerBlocks(peers, blockSize, chunkBlocks, this.admission, fetchExecutor);
   }
 
@@ -131,13 +140,22 @@ public final class BlockReader {
   }
 
   ReadSession newSession(ObjectVersion version, Source source, StreamStats stats) {
-    return new ReadSession(version, source, stats, blockSize);
+    ReadSession session = new ReadSession(version, source, stats, blockSize, uncachedMemory);
+    // the action holds the held bytes, not the session: the session (and its stream) can then be collected
+    unclosedStreams.register(session, session.held::clear);
+    return session;
+  }
+
+  /** Bytes the streams of this reader hold because the cache declined them (see {@link SourceReads}). */
+  long heldBytes() {
+    return uncachedMemory.reserved();
   }
 
   /** Forgets what the session remembers between reads (a stream's {@code unbuffer}): the next read asks again. */
   void unbuffer(ReadSession s) {
     cached.reportReads(s);
     s.recentStatus = null;
+    sourceReads.forget(s);
     if (peers != null) {
       peers.forget(s);
     }
@@ -155,6 +173,7 @@ public final class BlockReader {
   /** The stream of {@code s} is closed: reports what it read from the cache. */
   void close(ReadSession s) {
     cached.reportReads(s);
+    sourceReads.forget(s);
   }
 
   /**
@@ -232,6 +251,11 @@ public final class BlockReader {
       peers.readAhead(s, block(position), block(position + n - 1));
     }
     Span span = new Span(position, dst.slice(dst.position(), n));
+    if (!s.held.isEmpty() && sourceReads.readHeld(s, span)) {
+      // bytes the cache declined, which this stream read ahead: no metadata call, no request
+      dst.position(dst.position() + n);
+      return n;
+    }
     // one metadata call names at most MAX_BLOCKS_PER_CALL blocks (the status window is at most that)
     long windowBytes = (long) CacheMetadataService.MAX_BLOCKS_PER_CALL * blockSize;
     for (long at = position; at < span.end(); ) {
@@ -342,7 +366,7 @@ public final class BlockReader {
         status = statusFrom(s, first, end);
       } catch (IOException | RuntimeException e) {
         failures.metadataFailure(s, e);
-        SourceReads.read(s, target);
+        sourceReads.read(s, target);
         return;
       }
       s.recentStatus = status;
@@ -398,7 +422,7 @@ public final class BlockReader {
       if (refetch) {
         readMissing(s, unserved.first(), unserved.end(), again);
       } else {
-        SourceReads.read(s, again);
+        sourceReads.read(s, again);
       }
       b = unserved.end();
     }
@@ -451,7 +475,7 @@ public final class BlockReader {
       } else if (askPeers) {
         peers.read(s, b, runEnd, run, (unservedSession, from, to, gap) -> acquireAndRead(unservedSession, from, to, gap, false));
       } else {
-        PeerBlocks.FROM_SOURCE.read(s, b, runEnd, run);
+        readNotOwned(s, run);
       }
       b = runEnd;
     }
@@ -484,7 +508,7 @@ public final class BlockReader {
       lease = service.acquire(s.version, from, to);
     } catch (IOException | RuntimeException e) {
       failures.metadataFailure(s, e);
-      SourceReads.read(s, span);
+      sourceReads.read(s, span);
       return;
     }
     // closed in reverse order: first wait for every chunk writing into span, then give back the grants nobody fetched
@@ -507,7 +531,7 @@ public final class BlockReader {
               case IN_FLIGHT -> awaitInFlight(s, callerFirst, callerEnd, run);
               case DENIED, MISSING -> {
                 s.stats.add(CacheCounter.FALLBACK_NO_SPACE, callerEnd - callerFirst);
-                SourceReads.read(s, run);
+                sourceReads.read(s, run);
               }
               case GRANTED -> throw new AssertionError("handled above");
             }
@@ -524,7 +548,7 @@ public final class BlockReader {
   /** Reads blocks {@code [first, end)} another reader (of any JVM) is fetching: once they are cached, else from the source. */
   private void awaitInFlight(ReadSession s, int first, int end, Span span) throws IOException {
     if (inFlightPolicy == InFlightPolicy.SOURCE) {
-      SourceReads.read(s, span);
+      sourceReads.read(s, span);
       return;
     }
     s.stats.add(CacheCounter.INFLIGHT_WAITS, 1);
@@ -536,7 +560,7 @@ public final class BlockReader {
       throw new InterruptedIOException("Interrupted waiting for blocks [" + first + ", " + end + ") of " + s.version.path());
     } catch (IOException | RuntimeException e) {
       failures.metadataFailure(s, e);
-      SourceReads.read(s, span);
+      sourceReads.read(s, span);
       return;
     }
     for (int b = first; b < end; b++) {
@@ -545,9 +569,15 @@ public final class BlockReader {
         readCached(s, after, b, b + 1, block, false);
       } else {
         s.stats.add(CacheCounter.FALLBACK_INFLIGHT, 1);
-        SourceReads.read(s, block);
+        sourceReads.read(s, block);
       }
     }
+  }
+
+  /** Reads {@code span}, bytes of blocks another node owns and no owner served, from the source, uncached. */
+  private void readNotOwned(ReadSession s, Span span) throws IOException {
+    sourceReads.read(s, span);
+    s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, span.length());
   }
 
   private int block(long position) {

@@ -26,6 +26,11 @@ enum FailurePolicy {
     return config.strictMode() ? FAIL : FALL_BACK;
   }
 
+  /** Whether a cache-side failure lets reads go on from the source (not strict mode). */
+  boolean fallsBack() {
+    return this == FALL_BACK;
+  }
+
   /** Whether blocks fetched for a read are written and committed before the read returns (else on the writer executor). */
   boolean writesBeforeReturning() {
     return this == FAIL;

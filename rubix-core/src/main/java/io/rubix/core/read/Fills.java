@@ -20,9 +20,12 @@ import org.slf4j.LoggerFactory;
  * {@link BlockFiller} (in the caller's thread, chunks in parallel, failures thrown).
  *
  * <p>Design: acquires the blocks from the metadata service and hands the granted runs to
- * {@link SourceFetches}, which fetches, writes and commits them and ends each run. Called from readers'
- * threads (read-ahead) and from the filler's callers; runs chunks on the fetch executor. It may call the
- * metadata service, {@link SourceFetches} and the admission; never the other read classes.
+ * {@link SourceFetches}, which fetches, writes and commits them and ends each run. Read-ahead of the
+ * blocks the cache declines (not granted, not admitted here without peers, or no answer from the service)
+ * goes to {@link SourceReads}, which reads them into the stream's memory: a stream scanning declined bytes
+ * reads ahead like one scanning cached bytes. Called from readers' threads (read-ahead) and from the
+ * filler's callers; runs chunks on the fetch executor. It may call the metadata service,
+ * {@link SourceFetches}, {@link SourceReads} and the admission; never the other read classes.
  */
 final class Fills {
   private static final Logger LOG = LoggerFactory.getLogger(Fills.class);
@@ -31,19 +34,31 @@ final class Fills {
   private final SourceFetches fetches;
   private final Admission admission;
   private final Executor fetchExecutor;
+  private final SourceReads declined;
+  /** Whether read-ahead reads blocks this node does not admit from the source (there are no peers to read them from). */
+  private final boolean notAdmittedFromSource;
+  private final FailurePolicy failures;
 
-  Fills(CacheMetadataService service, SourceFetches fetches, Admission admission, Executor fetchExecutor) {
+  /**
+   * Fills whose read-ahead reads blocks the cache declines through {@code declined}; blocks this node does
+   * not admit too when {@code notAdmittedFromSource} (else their owners' read-ahead reads them).
+   */
+  Fills(CacheMetadataService service, SourceFetches fetches, Admission admission, Executor fetchExecutor, SourceReads declined,
+      boolean notAdmittedFromSource, FailurePolicy failures) {
     this.service = requireNonNull(service, "service is null");
     this.fetches = requireNonNull(fetches, "fetches is null");
     this.admission = requireNonNull(admission, "admission is null");
     this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
+    this.declined = requireNonNull(declined, "declined is null");
+    this.notAdmittedFromSource = notAdmittedFromSource;
+    this.failures = requireNonNull(failures, "failures is null");
   }
 
   /**
    * Starts fetching blocks {@code [first, end)} ahead of the reads that will want them (read-ahead, or
-   * the blocks of a vectored read's group of ranges): the ones this node admits (the others would be
-   * fetched into a cache that does not keep them), one task per chunk; returns without waiting. The
-   * blocks granted are counted in {@code counter} when it is not null.
+   * the blocks of a vectored read's group of ranges), one task per chunk; returns without waiting. The
+   * blocks granted are fetched into the cache and counted in {@code counter} when it is not null; the
+   * ones the cache declines are read into the stream's memory.
    */
   void fetchAhead(ReadSession s, int first, int end, CacheCounter counter) {
     int b = first;
@@ -52,6 +67,8 @@ final class Fills {
       int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
       if (admitted) {
         fetchAheadAdmitted(s, b, runEnd, counter);
+      } else if (notAdmittedFromSource) {
+        readAheadDeclined(s, b, runEnd, CacheCounter.NON_OWNER_SOURCE_BYTES);
       }
       b = runEnd;
     }
@@ -62,8 +79,22 @@ final class Fills {
     try {
       lease = service.acquire(s.version, first, end);
     } catch (IOException | RuntimeException e) {
-      LOG.debug("Read-ahead of {} blocks [{}, {}) skipped", s.version.path(), first, end, e);
+      LOG.debug("Read-ahead of {} blocks [{}, {}) into the cache failed", s.version.path(), first, end, e);
+      if (failures.fallsBack()) {
+        // as the reads would: in strict mode they fail instead, so nothing is read for them
+        s.stats.add(CacheCounter.FALLBACK_METADATA, 1);
+        readAheadDeclined(s, first, end, null);
+      }
       return;
+    }
+    for (int b = first; b < end; ) {
+      boolean declinedRun = declined(lease.state(b));
+      int runEnd = BlockRuns.end(b, end, x -> declined(lease.state(x)) ? 1 : 0);
+      if (declinedRun) {
+        s.stats.add(CacheCounter.FALLBACK_NO_SPACE, runEnd - b);
+        readAheadDeclined(s, b, runEnd, null);
+      }
+      b = runEnd;
     }
     // nobody waits for read-ahead: each chunk task ends its run, a refused one is given back when granted closes
     try (GrantedRuns granted = fetches.grant(lease, first, end)) {
@@ -84,6 +115,20 @@ final class Fills {
           LOG.debug("Read-ahead of {} blocks [{}, {}) refused", s.version.path(), run.first(), run.end(), e);
         }
       }
+    }
+  }
+
+  /** Whether a lease's answer for a block means the cache does not keep it now (as opposed to granted, cached, or another's fetch). */
+  private static boolean declined(BlockState state) {
+    return state == BlockState.DENIED || state == BlockState.MISSING;
+  }
+
+  /** Starts reading blocks {@code [first, end)}, which the cache declined, into the stream's memory; the bytes it reads counted in {@code bytes} (may be null). */
+  private void readAheadDeclined(ReadSession s, int first, int end, CacheCounter bytes) {
+    int blockSize = fetches.blockSize();
+    long read = declined.readAhead(s, (long) first * blockSize, (long) end * blockSize);
+    if (bytes != null) {
+      s.stats.add(bytes, read);
     }
   }
 
@@ -179,3 +224,4 @@ final class Fills {
     return e;
   }
 }
+

@@ -17,16 +17,17 @@ import org.slf4j.LoggerFactory;
 /**
  * Bytes of blocks this node does not cache, from the nodes that own them: blocks this stream read
  * ahead or another thread of this JVM is receiving are taken from that transfer, the others asked for
- * one chunk at a time; blocks no owner serves are read from the source ({@link SourceReads}), by read-ahead
- * one request per run of them and kept like received blocks, so a stream's small reads do not each
- * make a source request when an owner refuses a chunk.
+ * one chunk at a time; blocks no owner serves are read from the source: by the caller's {@link Unserved}
+ * (the reader's own blocks, through {@link SourceReads}), or by read-ahead, one request per run of them
+ * kept like received blocks, so a stream's small reads do not each make a source request when an owner
+ * refuses a chunk.
  *
  * <p>Ownership: owns this JVM's {@link PeerTransfers} and, of a {@link ReadSession}, {@code lastPeerBlock}
  * and the entries it adds to {@code peerAhead} (the session's window bookkeeping drops passed ones).
  *
  * <p>Threads: reads run in the reader's thread; read-ahead transfers on the fetch executor. It may call
- * the {@link PeerReader} (through {@link PeerTransfers}), the admission and {@link SourceReads}; never the
- * other read classes. Exists only when peer reads are on.
+ * the {@link PeerReader} (through {@link PeerTransfers}), the admission and the session's source; never
+ * the other read classes. Exists only when peer reads are on.
  */
 final class PeerBlocks {
   private static final Logger LOG = LoggerFactory.getLogger(PeerBlocks.class);
@@ -53,12 +54,15 @@ final class PeerBlocks {
     void read(ReadSession s, int first, int end, Span span) throws IOException;
   }
 
-  /** From the source, uncached: one request per run, counted as {@code rubix_non_owner_source_bytes}. */
-  static final Unserved FROM_SOURCE = (s, first, end, span) -> {
-    int length = span.length();
-    SourceReads.read(s, span);
-    s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, length);
-  };
+  /** From the source, uncached, through {@code reads}, counted as {@code rubix_non_owner_source_bytes}. */
+  static Unserved fromSource(SourceReads reads) {
+    requireNonNull(reads, "reads is null");
+    return (s, first, end, span) -> {
+      int length = span.length();
+      reads.read(s, span);
+      s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, length);
+    };
+  }
 
   /**
    * Reads {@code span}, the bytes of blocks {@code [first, end)} this node does not cache, from their

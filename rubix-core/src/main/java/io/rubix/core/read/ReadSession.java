@@ -22,6 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code lastPeerBlock}: {@link PeerBlocks};
  *   <li>{@code peerAhead}: {@link PeerBlocks} adds entries and clears them on {@code unbuffer}; this class's
  *       window bookkeeping ({@link #noteRead}, {@link #notePeerRead}) drops them when the stream jumps or passes them;
+ *   <li>{@code held}: {@link SourceReads} adds, serves and clears; {@link #noteRead} drops what the stream
+ *       passed, and all of it when the stream jumps;
  *   <li>the read-ahead windows (the private fields): this class, under its lock.
  * </ul>
  * Positioned reads of one stream may run in parallel: the shared fields are volatile or concurrent.
@@ -37,6 +39,8 @@ final class ReadSession {
   volatile PeerBlock lastPeerBlock;
   /** Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index. Owner: {@link PeerBlocks}. */
   final ConcurrentHashMap<Integer, CompletableFuture<PeerBlock>> peerAhead = new ConcurrentHashMap<>();
+  /** Bytes read from the source that the cache does not keep, held for this stream's next reads. Owner: {@link SourceReads}. */
+  final HeldBytes held;
 
   /** The data file the last cached read used, as named in a status answer and as a path (parsed once per file, not per read). */
   private volatile DataFilePath lastDataFile;
@@ -46,6 +50,9 @@ final class ReadSession {
   /** Where the last stream read ended; -1 before the first, so that a first read at 0 continues nothing. */
   @GuardedBy("this")
   private long lastReadEnd = -1;
+  /** Where the last stream read started. */
+  @GuardedBy("this")
+  private long lastReadStart = -1;
   /** Where the current run of reads, each continuing the previous one, started. */
   @GuardedBy("this")
   private long runStart;
@@ -58,7 +65,14 @@ final class ReadSession {
   @GuardedBy("this")
   private int peerAheadEnd;
 
+  /** A session that holds no bytes the cache declines (it reads them from the source as it needs them). */
   ReadSession(ObjectVersion version, Source source, StreamStats stats, int blockSize) {
+    this(version, source, stats, blockSize, new UncachedMemory(0));
+  }
+
+  /** A session that holds bytes the cache declines within {@code memory}. */
+  ReadSession(ObjectVersion version, Source source, StreamStats stats, int blockSize, UncachedMemory memory) {
+    this.held = new HeldBytes(memory);
     this.version = requireNonNull(version, "version is null");
     this.source = requireNonNull(source, "source is null");
     this.stats = requireNonNull(stats, "stats is null");
@@ -114,6 +128,7 @@ final class ReadSession {
    */
   synchronized int[] noteRead(long position, int length, int blockSize, int maxWindowBlocks, int chunkBlocks) {
     boolean continues = position == lastReadEnd;
+    lastReadStart = position;
     lastReadEnd = position + length;
     if (!continues || maxWindowBlocks <= 0) {
       runStart = position;
@@ -121,8 +136,12 @@ final class ReadSession {
       readAheadEnd = 0;
       peerAheadEnd = 0;
       peerAhead.clear();
+      if (!continues) {
+        held.clear();
+      }
       return null;
     }
+    held.dropBefore(position);
     int lastBlock = (int) ((position + length - 1) / blockSize);
     if (windowBlocks == 0) {
       long evidence = 2 * (lastReadEnd - runStart);
@@ -139,6 +158,16 @@ final class ReadSession {
     }
     readAheadEnd = end;
     return new int[] {start, end};
+  }
+
+  /** Where the last stream read started and ended, as {@code {start, end}}; {@code {-1, -1}} before the first. */
+  synchronized long[] lastRead() {
+    return new long[] {lastReadStart, lastReadEnd};
+  }
+
+  /** Whether the stream's last read continued the one before it, with read-ahead on: the evidence of a sequential scan. */
+  synchronized boolean sequential() {
+    return windowBlocks > 0;
   }
 
   /**

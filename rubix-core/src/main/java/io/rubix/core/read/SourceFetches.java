@@ -72,6 +72,10 @@ final class SourceFetches {
     return new GrantedRuns(service, inFlight, lease, first, end, chunkBlocks);
   }
 
+  int blockSize() {
+    return blockSize;
+  }
+
   /** This JVM's fetch of {@code block}: its bytes once read from the source; null when this JVM is not fetching it. */
   CompletableFuture<ByteBuffer> fetching(ReadSession s, int block) {
     return inFlight.get(s.version, block);

@@ -1,19 +1,194 @@
 package io.rubix.core.read;
 
+import static java.util.Objects.requireNonNull;
+
+import io.rubix.core.read.HeldBytes.Chunk;
 import io.rubix.core.stats.CacheCounter;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The caller's bytes straight from the source, not cached: the fallback of every other source of
- * bytes, and the way to read blocks this node does not cache when no owner serves them.
+ * Bytes the cache does not serve, read from the source the way a plain stream with read-ahead would:
+ * the one way every declined read reaches the source (a path whose rule quota is spent, admission
+ * refused, no room on disk, the metadata service failing, blocks another node owns and does not serve,
+ * a cached block that failed its check).
  *
- * <p>Design: stateless; runs in the reader's thread; calls only the session's {@link Source}.
+ * <p>Design: a stream that reads sequentially (its read continues the previous one, {@link
+ * ReadSession#sequential}) has the declined blocks ahead of it read into its memory ({@link HeldBytes})
+ * with the same window and request sizes as cached read-ahead ({@link #readAhead}, started where the
+ * read-ahead learns that the cache declines them), and its own read of declined bytes reads on to the end
+ * of the block it ends in: so its small reads are served from memory, not one request each. A read that
+ * is not sequential (the first of a stream, a jump, a vectored read's range) reads just its bytes, so
+ * random readers pay for nothing they do not read. Bytes a stream holds are bounded by an
+ * {@link UncachedMemory} budget per file system instance; without room, reads read just their bytes.
+ *
+ * <p>Threads: reads run in the reader's thread and wait for the held bytes still arriving; read-ahead
+ * requests run on the fetch executor. It calls only the session's {@link Source}; never the other read
+ * classes, the metadata service or the cache files.
  */
 final class SourceReads {
-  private SourceReads() {}
+  private static final Logger LOG = LoggerFactory.getLogger(SourceReads.class);
+
+  private final int blockSize;
+  private final long chunkBytes;
+  private final Executor fetchExecutor;
+
+  SourceReads(int blockSize, int chunkBlocks, Executor fetchExecutor) {
+    if (chunkBlocks < 1) {
+      throw new IllegalArgumentException("chunkBlocks must be at least 1: " + chunkBlocks);
+    }
+    this.blockSize = blockSize;
+    this.chunkBytes = (long) chunkBlocks * blockSize;
+    this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
+  }
+
+  /**
+   * Copies {@code span} from the bytes the stream holds when they cover all of it, waiting for those
+   * still arriving; false when they do not (what it copied is then overwritten by the read that follows).
+   * Makes no request and no metadata call.
+   */
+  boolean readHeld(ReadSession s, Span span) throws IOException {
+    long at = span.position();
+    while (at < span.end()) {
+      Chunk chunk = s.held.covering(at);
+      byte[] bytes = chunk == null ? null : await(s, chunk);
+      if (bytes == null) {
+        return false;
+      }
+      long to = Math.min(span.end(), chunk.end());
+      copy(span, at, to, chunk, bytes);
+      at = to;
+    }
+    return true;
+  }
+
+  /**
+   * Reads {@code span}, bytes the cache does not serve: from the bytes the stream holds where it holds
+   * them, the rest from the source, one request per gap; when the stream reads sequentially, the last
+   * request goes on to the end of the block the span ends in, and the stream holds those bytes.
+   */
+  void read(ReadSession s, Span span) throws IOException {
+    long at = span.position();
+    long end = span.end();
+    while (at < end) {
+      Chunk chunk = s.held.covering(at);
+      byte[] held = chunk == null ? null : await(s, chunk);
+      if (held != null) {
+        long to = Math.min(end, chunk.end());
+        copy(span, at, to, chunk, held);
+        at = to;
+        continue;
+      }
+      long to = s.held.nextStart(at, end);
+      if (to == end && s.sequential()) {
+        long blockEnd = Math.min(s.version.length(), (end + blockSize - 1) / blockSize * blockSize);
+        long through = s.held.nextStart(end, blockEnd);
+        Chunk rest = through > end ? s.held.add(at, (int) (through - at)) : null;
+        if (rest != null) {
+          byte[] bytes = fetch(s, rest);
+          s.stats.add(CacheCounter.UNCACHED_READAHEAD_BYTES, through - end);
+          copy(span, at, end, rest, bytes);
+          return;
+        }
+      }
+      directRead(s, span.range(at, to));
+      at = to;
+    }
+  }
+
+  /**
+   * Starts reading bytes {@code [from, to)} of the object into the stream's memory, all but those it
+   * holds already, one request per chunk on the fetch executor; returns without waiting. Stops where the
+   * memory budget or the executor has no room: what it does not read, the reads read themselves.
+   *
+   * <p>Read-ahead starts before the read that asked for it: when it begins right after that read's block,
+   * the read's own bytes go in its first request too (the read then takes them from it), one request
+   * where there would be two. They are likely declined too, as the bytes right after them are.
+   *
+   * @return the bytes it started reading
+   */
+  long readAhead(ReadSession s, long from, long to) {
+    long[] read = s.lastRead();
+    long at = read[0] >= 0 && read[0] < from && from <= (read[1] + blockSize - 1) / blockSize * blockSize ? read[0] : from;
+    long end = Math.min(to, s.version.length());
+    long started = 0;
+    while (at < end) {
+      Chunk held = s.held.covering(at);
+      if (held != null) {
+        at = held.end();
+        continue;
+      }
+      long gapEnd = s.held.nextStart(at, end);
+      // a remainder of less than half a chunk joins the request before it: one request fewer, none over 1.5 chunks
+      long pieceEnd = gapEnd - at < chunkBytes + chunkBytes / 2 ? gapEnd : at + chunkBytes;
+      Chunk chunk = s.held.add(at, (int) (pieceEnd - at));
+      if (chunk == null) {
+        break;
+      }
+      try {
+        fetchExecutor.execute(() -> {
+          try {
+            fetch(s, chunk);
+          } catch (IOException | RuntimeException e) {
+            LOG.debug("Reading bytes [{}, {}) of {} ahead failed", chunk.start(), chunk.end(), s.version.path(), e);
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        s.held.remove(chunk);
+        chunk.bytes().completeExceptionally(e);
+        break;
+      }
+      s.stats.add(CacheCounter.UNCACHED_READAHEAD_BYTES, chunk.length());
+      started += chunk.length();
+      at = pieceEnd;
+    }
+    return started;
+  }
+
+  /** Forgets the bytes the stream holds ({@code unbuffer}, close). */
+  void forget(ReadSession s) {
+    s.held.clear();
+  }
+
+  /** Reads {@code chunk} from the source with one request and completes it; a failed chunk is dropped and completed with the failure. */
+  private static byte[] fetch(ReadSession s, Chunk chunk) throws IOException {
+    byte[] bytes = new byte[chunk.length()];
+    try {
+      s.source.readFully(chunk.start(), bytes, 0, bytes.length);
+    } catch (IOException | RuntimeException | Error e) {
+      s.held.remove(chunk);
+      chunk.bytes().completeExceptionally(e);
+      throw e;
+    }
+    s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
+    s.stats.add(CacheCounter.SOURCE_BYTES, bytes.length);
+    chunk.bytes().complete(bytes);
+    return bytes;
+  }
+
+  /** The bytes of {@code chunk} once they arrive; null when their read failed (the caller reads them itself). */
+  private static byte[] await(ReadSession s, Chunk chunk) throws InterruptedIOException {
+    try {
+      return chunk.bytes().get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted waiting for bytes [" + chunk.start() + ", " + chunk.end() + ") of " + s.version.path());
+    } catch (ExecutionException e) {
+      return null;
+    }
+  }
+
+  private static void copy(Span span, long from, long to, Chunk chunk, byte[] bytes) {
+    span.range(from, to).put(bytes, (int) (from - chunk.start()));
+  }
 
   /** Fills {@code span} with one source request (none when it is empty) and counts it. */
-  static void read(ReadSession s, Span span) throws IOException {
+  private static void directRead(ReadSession s, Span span) throws IOException {
     int length = span.length();
     if (length == 0) {
       return;
@@ -29,3 +204,4 @@ final class SourceReads {
     s.stats.add(CacheCounter.SOURCE_BYTES, length);
   }
 }
+

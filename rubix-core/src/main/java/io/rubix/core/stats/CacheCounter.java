@@ -14,6 +14,11 @@ public enum CacheCounter {
   EXTENT_BLOCKS("rubix_extent_blocks"),
   /** Bytes served from the tails kept in memory (also counted in {@code rubix_cache_hit_bytes}, not in {@code rubix_cache_hit_blocks}). */
   TAIL_MEMORY_BYTES("rubix_tail_memory_bytes"),
+  /**
+   * Bytes read from the source ahead of a stream's reads and held in its memory because the cache does not keep them
+   * (read-ahead of declined blocks, and the rest of a block a sequential read of declined bytes ended in).
+   */
+  UNCACHED_READAHEAD_BYTES("rubix_uncached_readahead_bytes"),
   INFLIGHT_WAITS("rubix_inflight_waits"),
   CHECKSUM_FAILURES("rubix_checksum_failures"),
   FALLBACK_CACHE_READ("rubix_fallback_cache_read_error"),

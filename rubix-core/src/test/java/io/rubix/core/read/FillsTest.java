@@ -28,7 +28,7 @@ class FillsTest {
 
   private static Fills fills(ReadFixture fixture, BlockAdmission admission, Executor fetchExecutor) {
     SourceFetches fetches = new SourceFetches(BLOCK, 3, fixture.service, fixture.store, DIRECT, FailurePolicy.FALL_BACK, Duration.ofSeconds(5));
-    return new Fills(fixture.service, fetches, new Admission(admission, BLOCK), fetchExecutor);
+    return new Fills(fixture.service, fetches, new Admission(admission, BLOCK), fetchExecutor, new SourceReads(BLOCK, 1, fetchExecutor), false, FailurePolicy.FALL_BACK);
   }
 
   @Test

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class PeerBlocksTest {
+  /** Unserved blocks read from the source by a reader that holds nothing (each read reads its own bytes). */
+  private static final PeerBlocks.Unserved FROM_SOURCE = PeerBlocks.fromSource(new SourceReads(BLOCK, 1, Runnable::run));
   private static final long LENGTH = 6L * BLOCK;
   /** This node owns nothing: every block is another node's. */
   private static final Admission NOTHING = new Admission((path, offset) -> false, BLOCK);
@@ -78,7 +80,7 @@ class PeerBlocksTest {
       PeerBlocks peers = new PeerBlocks(owners, BLOCK, 4, NOTHING, Runnable::run);
       Span span = span(100, LENGTH - 50);
 
-      peers.read(fixture.session(), 0, 6, span, PeerBlocks.FROM_SOURCE);
+      peers.read(fixture.session(), 0, 6, span, FROM_SOURCE);
       assertThat(span.buffer().array()).isEqualTo(fixture.bytes(100, LENGTH - 50));
       // gaps [2, 4) and [5, 6): one source request each
       assertThat(fixture.sourceRequests).hasValue(2);
@@ -97,16 +99,16 @@ class PeerBlocksTest {
       PeerBlocks peers = new PeerBlocks(owners, BLOCK, 1, NOTHING, Runnable::run);
       ReadSession s = fixture.session();
 
-      peers.read(s, 3, 4, span(3L * BLOCK, 3L * BLOCK + 10), PeerBlocks.FROM_SOURCE);
+      peers.read(s, 3, 4, span(3L * BLOCK, 3L * BLOCK + 10), FROM_SOURCE);
       assertThat(owners.fetches).hasValue(1);
       Span again = span(3L * BLOCK + 10, 3L * BLOCK + 500);
-      peers.read(s, 3, 4, again, PeerBlocks.FROM_SOURCE);
+      peers.read(s, 3, 4, again, FROM_SOURCE);
       assertThat(again.buffer().array()).isEqualTo(fixture.bytes(3L * BLOCK + 10, 3L * BLOCK + 500));
       assertThat(owners.fetches).hasValue(1);
 
       // unbuffer forgets it
       peers.forget(s);
-      peers.read(s, 3, 4, span(3L * BLOCK, 3L * BLOCK + 10), PeerBlocks.FROM_SOURCE);
+      peers.read(s, 3, 4, span(3L * BLOCK, 3L * BLOCK + 10), FROM_SOURCE);
       assertThat(owners.fetches).hasValue(2);
       assertThat(fixture.sourceRequests).hasValue(0);
     }
@@ -135,7 +137,7 @@ class PeerBlocksTest {
       assertThat(owners.fetches).hasValue(3);
 
       Span span = span(0, 5L * BLOCK);
-      peers.read(s, 0, 5, span, PeerBlocks.FROM_SOURCE);
+      peers.read(s, 0, 5, span, FROM_SOURCE);
       assertThat(span.buffer().array()).isEqualTo(fixture.bytes(0, 5L * BLOCK));
       assertThat(owners.fetches).hasValue(3);
       assertThat(fixture.count(CacheCounter.PEER_BYTES)).isEqualTo(5L * BLOCK);
@@ -182,7 +184,7 @@ class PeerBlocksTest {
       for (long at = 0; at < 5L * BLOCK; at += 1000) {
         long to = Math.min(5L * BLOCK, at + 1000);
         Span span = span(at, to);
-        peers.read(s, (int) (at / BLOCK), (int) ((to - 1) / BLOCK) + 1, span, PeerBlocks.FROM_SOURCE);
+        peers.read(s, (int) (at / BLOCK), (int) ((to - 1) / BLOCK) + 1, span, FROM_SOURCE);
         assertThat(span.buffer().array()).isEqualTo(fixture.bytes(at, to));
       }
       assertThat(fixture.sourceRequests).as("small reads make no source request of their own").hasValue(2);

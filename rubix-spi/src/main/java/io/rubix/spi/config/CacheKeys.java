@@ -62,6 +62,8 @@ public final class CacheKeys {
       "Objects up to this size are fetched whole at their first miss, in the same GET (bytes with suffix; 0 disables). Larger values save round trips on small files but fetch columns a columnar reader never asks for.");
   public static final ConfigKey FETCH_CHUNK = new ConfigKey("rubix.cache.fetch.chunk.size", "4m",
       "Largest single ranged GET; longer runs of missing blocks are split into chunks of this size fetched in parallel.");
+  public static final ConfigKey UNCACHED_READAHEAD_MEMORY = new ConfigKey("rubix.cache.uncached.readahead.memory", "128m",
+      "Memory per file system instance for bytes a sequential stream reads ahead from the source that the cache does not keep (spent rule quota, admission refused, full disk, metadata service down, blocks owned by another node and not served by it), so that such a stream reads like a plain stream with read-ahead instead of one request per read call (bytes with suffix; 0 disables: each such read then reads its own bytes from the source). Read ahead with the same window and request sizes as cached reads; a stream holds at most its window, and bytes it has passed are dropped.");
   public static final ConfigKey TAIL_MEMORY = new ConfigKey("rubix.cache.tail.memory.size", "16m",
       "Memory per file system instance for the tails (the last rubix.cache.fetch.tail.size bytes) of recently read cached objects, so the footer reads of ORC and Parquet readers do not touch the disk (bytes with suffix; 0 disables).");
   public static final ConfigKey STATUS_CACHE_ENTRIES = new ConfigKey("rubix.cache.status.cache.entries", "10000",
@@ -80,7 +82,7 @@ public final class CacheKeys {
     return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, MAX_OBJECTS, EVICTION_POLICY, EXPIRE_AFTER_IDLE,
         RULES, RULES_DEFAULT, RULE_PATHS, RULE_ACTION, RULE_QUOTA, USAGE_PERCENTAGE,
         FRESHNESS, FRESHNESS_TTL, STRICT_MODE, CHECKSUM_VERIFY, OPEN_FILES_MAX, LEASE_TIMEOUT, INFLIGHT_POLICY,
-        INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, FETCH_TAIL, FETCH_WHOLE_MAX, TAIL_MEMORY, STATUS_CACHE_ENTRIES, JMX_ENABLED,
+        INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, FETCH_TAIL, FETCH_WHOLE_MAX, TAIL_MEMORY, UNCACHED_READAHEAD_MEMORY, STATUS_CACHE_ENTRIES, JMX_ENABLED,
         WRAPPED_IMPL, S3A_SOURCE_STREAM);
   }
 }

@@ -1,0 +1,98 @@
+package io.rubix.core.read;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Bytes of one stream's object read from the source and kept in memory for the stream's next reads,
+ * because the cache does not keep them: read ahead of a sequential stream, or the rest of the block its
+ * last read ended in. Chunks never overlap; each holds its share of an {@link UncachedMemory} budget
+ * from {@link #add} until it leaves, whichever way it leaves (passed, failed, the stream jumped, was
+ * unbuffered, closed or collected).
+ *
+ * <p>Ownership: one per {@link ReadSession}. {@link SourceReads} adds, serves and removes chunks; the
+ * session's window bookkeeping drops the chunks a stream has passed and all of them when it jumps.
+ * Thread-safe: a lock of its own, held for map operations only (never while bytes arrive).
+ */
+final class HeldBytes {
+  /** Bytes {@code [start, start + length)} of the object, arriving or arrived ({@code bytes} fails when their read did). */
+  record Chunk(long start, int length, CompletableFuture<byte[]> bytes) {
+    Chunk {
+      requireNonNull(bytes, "bytes is null");
+    }
+
+    long end() {
+      return start + length;
+    }
+  }
+
+  private final UncachedMemory memory;
+  @GuardedBy("this")
+  private final TreeMap<Long, Chunk> chunks = new TreeMap<>();
+
+  HeldBytes(UncachedMemory memory) {
+    this.memory = requireNonNull(memory, "memory is null");
+  }
+
+  /**
+   * Holds a new chunk of {@code length} bytes at {@code start}, which no held chunk overlaps, if the
+   * budget has room; null when it has not.
+   */
+  synchronized Chunk add(long start, int length) {
+    if (!memory.reserve(length)) {
+      return null;
+    }
+    Chunk chunk = new Chunk(start, length, new CompletableFuture<>());
+    chunks.put(start, chunk);
+    return chunk;
+  }
+
+  /** The held chunk with {@code position} in it, or null. */
+  synchronized Chunk covering(long position) {
+    Map.Entry<Long, Chunk> floor = chunks.floorEntry(position);
+    return floor != null && position < floor.getValue().end() ? floor.getValue() : null;
+  }
+
+  /** Where the first held chunk after {@code position} starts, or {@code limit} when none starts before it. */
+  synchronized long nextStart(long position, long limit) {
+    Long next = chunks.higherKey(position);
+    return next == null ? limit : Math.min(limit, next);
+  }
+
+  /** Drops {@code chunk} if it is still held. */
+  synchronized void remove(Chunk chunk) {
+    if (chunks.remove(chunk.start(), chunk)) {
+      memory.release(chunk.length());
+    }
+  }
+
+  /** Drops the chunks that end at or before {@code position}: a sequential stream has passed them. */
+  synchronized void dropBefore(long position) {
+    Iterator<Chunk> it = chunks.values().iterator();
+    while (it.hasNext()) {
+      Chunk chunk = it.next();
+      if (chunk.end() > position) {
+        return;
+      }
+      it.remove();
+      memory.release(chunk.length());
+    }
+  }
+
+  /** Drops every chunk. */
+  synchronized void clear() {
+    for (Chunk chunk : chunks.values()) {
+      memory.release(chunk.length());
+    }
+    chunks.clear();
+  }
+
+  synchronized boolean isEmpty() {
+    return chunks.isEmpty();
+  }
+}

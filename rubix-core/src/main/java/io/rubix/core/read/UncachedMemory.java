@@ -1,0 +1,43 @@
+package io.rubix.core.read;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The memory budget for bytes read from the source that the cache does not keep and that streams hold
+ * for their next reads ({@code rubix.cache.uncached.readahead.memory}): one per {@link BlockReader}, so
+ * per file system instance, shared by its streams. A stream reserves before it reads ahead and gives
+ * back when it drops the bytes ({@link HeldBytes} does both, exactly once per chunk).
+ */
+final class UncachedMemory {
+  private final long limit;
+  private final AtomicLong reserved = new AtomicLong();
+
+  UncachedMemory(long limit) {
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit is negative: " + limit);
+    }
+    this.limit = limit;
+  }
+
+  /** Reserves {@code bytes}; false, reserving nothing, when that would pass the limit. */
+  boolean reserve(long bytes) {
+    while (true) {
+      long now = reserved.get();
+      if (now + bytes > limit) {
+        return false;
+      }
+      if (reserved.compareAndSet(now, now + bytes)) {
+        return true;
+      }
+    }
+  }
+
+  void release(long bytes) {
+    reserved.addAndGet(-bytes);
+  }
+
+  /** Bytes reserved now. */
+  long reserved() {
+    return reserved.get();
+  }
+}
