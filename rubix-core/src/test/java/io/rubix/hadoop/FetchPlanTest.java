@@ -276,6 +276,26 @@ class FetchPlanTest {
     assertThat(server.store().gets()).as("GETs for the new version").isEqualTo(1);
   }
 
+  @Test
+  void blocksOfZerosAreFetchedOnceLikeAnyOther() throws Exception {
+    org.apache.hadoop.fs.Path path = newPath();
+    int length = 40 * BLOCK + 1000;
+    byte[] data = new byte[length];
+    new Random(7).nextBytes(data);
+    // blocks 12 and 13 and the short last block are zeros (what a sparse or zero-padded file holds)
+    Arrays.fill(data, 12 * BLOCK, 14 * BLOCK, (byte) 0);
+    Arrays.fill(data, 40 * BLOCK, length, (byte) 0);
+    upload(path, data);
+    for (int pass = 0; pass < 2; pass++) {
+      server.store().reset();
+      readAndSettle(path, data, 12 * BLOCK + 10, 2 * BLOCK - 20);
+      readAndSettle(path, data, 40 * BLOCK, 1000);
+      if (pass == 1) {
+        assertThat(server.store().gets()).as("warm: GETs").isZero();
+      }
+    }
+  }
+
   /**
    * A block whose bytes are not zeros but whose CRC32C is that of zeros is never committed (a hole, read
    * as zeros, would match it): each read fetches it again, with its own bytes.

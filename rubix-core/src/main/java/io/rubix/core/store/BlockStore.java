@@ -27,7 +27,9 @@ import java.util.zip.CRC32C;
  * a file dropped while this JVM held it open fails with {@link CacheFileGoneException}, so trusted
  * bytes can never be holes a late writer left in a dropped file. That costs one {@code fstat} per
  * such call (about 0.7 us, measured with WarmReadBenchmark). A read checked against its CRC32C needs
- * no such check: all-zero blocks are never published, so a hole never matches.
+ * no such check: bytes that match are the block's, wherever they come from. A hole reads as zeros and
+ * matches only a block published with the CRC32C of zeros, i.e. one whose source bytes are zeros:
+ * writers never commit that CRC32C for other bytes ({@link #committable}).
  */
 public final class BlockStore implements Closeable {
   private final int blockSize;
@@ -118,9 +120,9 @@ public final class BlockStore implements Closeable {
   }
 
   /**
-   * Checks bytes just read against their published CRC32C. A match needs no liveness check: a block of
-   * zeros is never published, so holes never match. A mismatch in a file that is no longer live is a
-   * dropped file ({@link CacheFileGoneException}), not corruption.
+   * Checks bytes just read against their published CRC32C. A match needs no liveness check: holes match
+   * only a block of zeros, whose bytes they then are (see the class comment). A mismatch in a file that
+   * is no longer live is a dropped file ({@link CacheFileGoneException}), not corruption.
    */
   private void check(CacheFile file, ObjectVersion version, int block, int expected, ByteBuffer bytes) throws IOException {
     int actual = crc32c(bytes);
