@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.testing.S3Server;
+import io.rubix.testing.ZeroCrcCollisions;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -81,6 +82,22 @@ class FetchPlanTest {
     write(fs, path, data);
     server.store().reset();
     return data;
+  }
+
+  /** Uploads {@code data} to {@code path} and resets the server's counts. */
+  private void upload(org.apache.hadoop.fs.Path path, byte[] data) throws Exception {
+    write(fs, path, data);
+    server.store().reset();
+  }
+
+  /** Reads {@code [from, from + length)} of {@code path} with one positioned read, checks it against {@code data} and waits for the cache writes. */
+  private void readAndSettle(org.apache.hadoop.fs.Path path, byte[] data, int from, int length) throws Exception {
+    try (FSDataInputStream in = fs.open(path)) {
+      byte[] bytes = new byte[length];
+      in.readFully(from, bytes);
+      assertThat(bytes).isEqualTo(Arrays.copyOfRange(data, from, from + length));
+      awaitWrites(((CachingS3AFileSystem) fs).cacheEngine(), version(in));
+    }
   }
 
   private org.apache.hadoop.fs.Path newPath() {
@@ -257,5 +274,47 @@ class FetchPlanTest {
     assertThat(guess).isEqualTo(Arrays.copyOfRange(v2, length - 16, length));
     assertThat(count(CacheCounter.TAIL_MEMORY_BYTES)).isEqualTo(fromMemory);
     assertThat(server.store().gets()).as("GETs for the new version").isEqualTo(1);
+  }
+
+  @Test
+  void blocksOfZerosAreFetchedOnceLikeAnyOther() throws Exception {
+    org.apache.hadoop.fs.Path path = newPath();
+    int length = 40 * BLOCK + 1000;
+    byte[] data = new byte[length];
+    new Random(7).nextBytes(data);
+    // blocks 12 and 13 and the short last block are zeros (what a sparse or zero-padded file holds)
+    Arrays.fill(data, 12 * BLOCK, 14 * BLOCK, (byte) 0);
+    Arrays.fill(data, 40 * BLOCK, length, (byte) 0);
+    upload(path, data);
+    for (int pass = 0; pass < 2; pass++) {
+      server.store().reset();
+      readAndSettle(path, data, 12 * BLOCK + 10, 2 * BLOCK - 20);
+      readAndSettle(path, data, 40 * BLOCK, 1000);
+      if (pass == 1) {
+        assertThat(server.store().gets()).as("warm: GETs").isZero();
+      }
+    }
+  }
+
+  /**
+   * A block whose bytes are not zeros but whose CRC32C is that of zeros is never committed (a hole, read
+   * as zeros, would match it): each read fetches it again, with its own bytes.
+   */
+  @Test
+  void aBlockWhoseCrcIsThatOfZerosIsNeverCached() throws Exception {
+    org.apache.hadoop.fs.Path path = newPath();
+    byte[] data = new byte[40 * BLOCK];
+    new Random(11).nextBytes(data);
+    System.arraycopy(ZeroCrcCollisions.block(BLOCK), 0, data, 12 * BLOCK, BLOCK);
+    upload(path, data);
+    for (int pass = 0; pass < 2; pass++) {
+      server.store().reset();
+      readAndSettle(path, data, 12 * BLOCK, BLOCK);
+      assertThat(server.store().bytesServed()).as("pass %s: bytes from S3", pass).isEqualTo(BLOCK);
+    }
+    readAndSettle(path, data, 11 * BLOCK, 3 * BLOCK);
+    server.store().reset();
+    readAndSettle(path, data, 11 * BLOCK, 3 * BLOCK);
+    assertThat(server.store().bytesServed()).as("its neighbours are cached").isEqualTo(BLOCK);
   }
 }

@@ -759,9 +759,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
    * Publishes the blocks of {@code blocks} the lease still holds whose bytes in the data file match the
    * CRC32C claimed for them. The bytes are read back and checked outside the lock; a block that does
    * not match (never written, written elsewhere, file dropped meanwhile) is refused: it stays charged
-   * but unpublished, as after an abort of written blocks, and counted. So is a block of zeros: on
-   * disk it cannot be told from a hole, i.e. from a block nobody wrote, so it is never cached (its
-   * readers read it from the source, at the cost of one block per all-zero block of an object).
+   * but unpublished, as after an abort of written blocks, and counted. A block of zeros is checked
+   * the same way, although a hole (a block nobody wrote) passes: it reads as the zeros claimed, which
+   * are the source's bytes, since writers claim the CRC32C of zeros only for zeros (see ObjectFiles).
    */
   @Override
   public int commit(long leaseId, int[] blocks, int[] crc32c) throws IOException {

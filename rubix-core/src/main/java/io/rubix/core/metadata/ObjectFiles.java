@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +17,11 @@ import org.slf4j.LoggerFactory;
  * The files of cached objects: each object's journal entries and its data file, created, checked
  * and deleted here, always outside the metadata service's lock (every method does file I/O; a slow
  * disk delays the callers that touch that object's files and nothing else). Never takes a writer's
- * word for its bytes: a block is published only if the bytes on disk have the CRC32C it claims, and
- * never a block of zeros, which on disk cannot be told from a hole.
+ * word for its bytes: a block is published only if the bytes on disk have the CRC32C it claims. A
+ * block of zeros is published like any other although on disk it cannot be told from a hole: its
+ * CRC32C is its writer's CRC32C of the source bytes, and the writer never claims the CRC32C of zeros
+ * for other bytes (see {@code BlockStore.committable}), so a hole matches it only where the source
+ * holds zeros, which are then the block's bytes.
  *
  * <p>Order keeps a crash safe: an object's journal exists before its data file, a block is journaled
  * as published before the service publishes it, a dropped object is journaled as dropped before its
@@ -31,14 +33,11 @@ final class ObjectFiles {
 
   private final MetadataJournal journal;
   private final int blockSize;
-  /** CRC32C of a whole block of zeros: what a block nobody wrote reads as. */
-  private final int zeroBlockCrc;
   private final List<Consumer<Path>> evictionListeners = new CopyOnWriteArrayList<>();
 
   ObjectFiles(MetadataJournal journal, int blockSize) {
     this.journal = requireNonNull(journal, "journal is null");
     this.blockSize = blockSize;
-    this.zeroBlockCrc = zeroCrc(blockSize);
   }
 
   void addEvictionListener(Consumer<Path> listener) {
@@ -76,15 +75,14 @@ final class ObjectFiles {
 
   /**
    * Which of {@code blocks} of {@code object} hold, on disk, the bytes whose CRC32C their writer claims
-   * in {@code crc32c} (a block of zeros never does); a block outside the object is not verified.
+   * in {@code crc32c}; a block outside the object is not verified.
    */
   boolean[] verify(CachedObject object, int[] blocks, int[] crc32c) throws IOException {
     boolean[] verified = new boolean[blocks.length];
     ByteBuffer scratch = ByteBuffer.allocate(blockSize);
     for (int i = 0; i < blocks.length; i++) {
       if (blocks[i] >= 0 && blocks[i] < object.crc32c.length) {
-        verified[i] = crc32c[i] != zeroCrc(object, blocks[i])
-            && DataFiles.check(object.dataFile, object.version, blockSize, blocks[i], crc32c[i], scratch) == DataFiles.BlockCheck.INTACT;
+        verified[i] = DataFiles.check(object.dataFile, object.version, blockSize, blocks[i], crc32c[i], scratch) == DataFiles.BlockCheck.INTACT;
       }
     }
     return verified;
@@ -165,17 +163,5 @@ final class ObjectFiles {
       LOG.warn("Could not delete evicted cache file {}; its {} charged bytes stay charged", object.dataFile, object.releasingBytes, e);
       return false;
     }
-  }
-
-  /** The CRC32C of a block of zeros as long as {@code block} of {@code object}. */
-  private int zeroCrc(CachedObject object, int block) {
-    int length = object.blockLength(block);
-    return length == blockSize ? zeroBlockCrc : zeroCrc(length);
-  }
-
-  private static int zeroCrc(int length) {
-    CRC32C crc = new CRC32C();
-    crc.update(new byte[length]);
-    return (int) crc.getValue();
   }
 }

@@ -7,6 +7,7 @@ import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +33,8 @@ final class GrantedRun implements AutoCloseable {
   private final ArrivingBytes arriving;
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile boolean writing;
+  /** Written blocks (relative to {@code first}) that {@link #settle} gives back instead of committing; only the run's owner touches it. */
+  private final BitSet withheld = new BitSet();
 
   GrantedRun(CacheMetadataService service, InFlightBuffers inFlight, ObjectVersion version, long leaseId, Path dataFile, int first, int end) {
     this.service = requireNonNull(service, "service is null");
@@ -76,9 +79,18 @@ final class GrantedRun implements AutoCloseable {
     writing = true;
   }
 
+  /** Keeps written block {@code block} out of the commit of {@link #settle}, which gives it back as written, like a block whose write failed. */
+  void withhold(int block) {
+    if (block < first || block >= end) {
+      throw new IllegalArgumentException("Block " + block + " is not in [" + first + ", " + end + ") of " + version.path());
+    }
+    withheld.set(block - first);
+  }
+
   /**
    * Ends the run after a write: readers of this JVM stop taking its blocks from memory, the first
-   * {@code written} blocks are committed with {@code crc32c} and the others given back.
+   * {@code written} blocks are committed with {@code crc32c} (but those {@linkplain #withhold withheld})
+   * and the others given back.
    *
    * @param restWritten whether bytes of the blocks given back may have reached the data file
    * @throws IOException when the commit fails (the written blocks then stay granted until the lease expires)
@@ -90,10 +102,19 @@ final class GrantedRun implements AutoCloseable {
     // readers of this JVM stop taking these blocks from memory before the commit makes them visible in the cache
     inFlight.finish(version, first, end, null);
     abort(first + written, end, restWritten);
-    if (written > 0) {
-      int[] blocks = new int[written];
-      Arrays.setAll(blocks, i -> first + i);
-      service.commit(leaseId, blocks, Arrays.copyOf(crc32c, written));
+    int[] blocks = new int[written];
+    int[] crcs = new int[written];
+    int committed = 0;
+    for (int i = 0; i < written; i++) {
+      if (withheld.get(i)) {
+        abort(first + i, first + i + 1, true);
+      } else {
+        blocks[committed] = first + i;
+        crcs[committed++] = crc32c[i];
+      }
+    }
+    if (committed > 0) {
+      service.commit(leaseId, Arrays.copyOf(blocks, committed), Arrays.copyOf(crcs, committed));
     }
   }
 

@@ -195,7 +195,10 @@ final class SourceFetches {
     }
   }
 
-  /** Writes the blocks of {@code run} to its data file and settles it: commits what was written, gives back the rest. */
+  /**
+   * Writes the blocks of {@code run} to its data file and settles it: commits what was written, gives back
+   * the rest, and a block the store says must not be committed ({@link BlockStore#committable}).
+   */
   private void writeAndCommit(ReadSession s, GrantedRun run, byte[] bytes) throws IOException {
     int first = run.first();
     int end = run.end();
@@ -208,6 +211,10 @@ final class SourceFetches {
         int offset = (b - first) * blockSize;
         int blockLength = Math.min(blockSize, bytes.length - offset);
         crcs[written] = store.write(dataFile, s.version, b, ByteBuffer.wrap(bytes, offset, blockLength));
+        if (!store.committable(crcs[written], ByteBuffer.wrap(bytes, offset, blockLength))) {
+          LOG.warn("Block {} of {} not cached: its CRC32C is that of zeros but its bytes are not zeros", b, s.version.path());
+          run.withhold(b);
+        }
         written++;
       }
       s.stats.add(CacheCounter.CACHE_WRITE_BYTES, bytes.length);

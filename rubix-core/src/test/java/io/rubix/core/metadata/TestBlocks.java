@@ -19,7 +19,7 @@ import java.util.zip.CRC32C;
 public final class TestBlocks {
   private TestBlocks() {}
 
-  /** The bytes test blocks hold: {@code block % 255 + 1} repeated (never all zeros, which is never published). */
+  /** The bytes test blocks hold: {@code block % 255 + 1} repeated (never all zeros, so a block never written does not match them). */
   public static byte[] content(BlockRange range, int blockSize, int block) {
     byte[] bytes = new byte[range.version().blockLength(block, blockSize)];
     Arrays.fill(bytes, (byte) (block % 255 + 1));

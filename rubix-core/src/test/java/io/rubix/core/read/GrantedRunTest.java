@@ -84,6 +84,20 @@ class GrantedRunTest {
   }
 
   @Test
+  void aWithheldBlockIsGivenBackAndTheOthersAreCommitted() throws Exception {
+    GrantedRun run = grant(0, 3);
+    run.writing();
+    int[] crcs = {write(run, 0), write(run, 1), write(run, 2)};
+    run.withhold(1);
+    run.settle(3, crcs, false);
+    assertThat(state(0)).isEqualTo(BlockState.CACHED);
+    assertThat(state(1)).isEqualTo(BlockState.MISSING);
+    assertThat(state(2)).isEqualTo(BlockState.CACHED);
+    assertThat(fixture.service.acquire(fixture.version, 1, 2).state(1)).as("the next reader is granted it").isEqualTo(BlockState.GRANTED);
+    assertThat(fixture.service.refusedBlocks()).as("not committed, so not refused").isZero();
+  }
+
+  @Test
   void closeGivesEveryBlockBackAndFailsTheReadersWaitingForThem() throws Exception {
     GrantedRun run = grant(0, 2);
     CompletableFuture<ByteBuffer> waiting = inFlight.get(fixture.version, 0);

@@ -213,34 +213,62 @@ class DroppedFileTest {
 
 
   /**
-   * Scenario 4 at the service: a commit of blocks never written is refused, whether it claims the CRC32C
-   * of a zero block (which is what holes read as) or the CRC32C of the real bytes.
+   * Scenario 4 at the service: a commit of blocks never written is refused when it claims the CRC32C of
+   * bytes that are not zeros. Holes read as zeros, so a claim of the CRC32C of zeros matches them: it is
+   * published, and its readers get zeros: the claim is the CRC32C of what its writer fetched, so the
+   * source holds zeros there (a writer that lied could as well have written the zeros into the file).
    */
   @Test
-  void aCommitOfBlocksNeverWrittenIsRefused() throws Exception {
-    try (InProcessMetadataService service = service()) {
+  void aCommitOfBlocksNeverWrittenIsRefusedUnlessItClaimsZeros() throws Exception {
+    try (InProcessMetadataService service = service(); CacheFiles files = new CacheFiles(8, ChannelOpener.DEFAULT)) {
       BlockRange lease = service.acquire(version, 0, 4);
-      int zeroCrc = BlockStore.crc32c(ByteBuffer.allocate(BLOCK));
-      assertThat(service.commit(lease.leaseId(), new int[] {0, 1}, new int[] {zeroCrc, zeroCrc})).isZero();
       int realCrc2 = BlockStore.crc32c(ByteBuffer.wrap(block(2)));
       int realCrc3 = BlockStore.crc32c(ByteBuffer.wrap(block(3)));
       assertThat(service.commit(lease.leaseId(), new int[] {2, 3}, new int[] {realCrc2, realCrc3})).isZero();
+      assertThat(service.refusedBlocks()).isEqualTo(2);
+      int zeroCrc = BlockStore.crc32c(ByteBuffer.allocate(BLOCK));
+      assertThat(service.commit(lease.leaseId(), new int[] {0, 1}, new int[] {zeroCrc, zeroCrc})).isEqualTo(2);
       BlockRange after = service.status(version, 0, 4);
-      for (int blk = 0; blk < 4; blk++) {
-        assertThat(after.state(blk)).as("block %s", blk).isEqualTo(BlockState.MISSING);
-      }
-      assertThat(service.refusedBlocks()).isEqualTo(4);
+      assertThat(after.state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(after.state(1)).isEqualTo(BlockState.CACHED);
+      assertThat(after.state(2)).isEqualTo(BlockState.MISSING);
+      assertThat(after.state(3)).isEqualTo(BlockState.MISSING);
+      assertThat(readBlock0(store(files), Path.of(lease.dataFile()), after)).isEqualTo(new byte[BLOCK]);
+      assertThat(service.refusedBlocks()).isEqualTo(2);
     }
   }
 
-  /** A block of zeros is never published, even when really written: on disk it cannot be told from a hole. */
+  /** A block of zeros really written is published like any other, a short last block too, and read back. */
   @Test
-  void aBlockOfZerosIsNeverPublished() throws Exception {
+  void aBlockOfZerosIsPublished() throws Exception {
+    ObjectVersion sparse = new ObjectVersion("s3a://bucket/sparse", 2L * BLOCK + 100, 1000, "etag");
+    try (InProcessMetadataService service = service(); CacheFiles files = new CacheFiles(8, ChannelOpener.DEFAULT)) {
+      BlockStore store = store(files);
+      BlockRange lease = service.acquire(sparse, 0, 3);
+      Path dataFile = Path.of(lease.dataFile());
+      int crc0 = store.write(dataFile, sparse, 0, ByteBuffer.allocate(BLOCK));
+      int crc2 = store.write(dataFile, sparse, 2, ByteBuffer.allocate(100));
+      assertThat(service.commit(lease.leaseId(), new int[] {0, 2}, new int[] {crc0, crc2})).isEqualTo(2);
+      BlockRange after = service.status(sparse, 0, 3);
+      assertThat(after.state(0)).isEqualTo(BlockState.CACHED);
+      assertThat(after.state(2)).isEqualTo(BlockState.CACHED);
+      ByteBuffer tail = ByteBuffer.allocate(100);
+      store.read(dataFile, sparse, 2, after.crc32c(2), 2L * BLOCK, tail);
+      assertThat(tail.array()).isEqualTo(new byte[100]);
+      assertThat(service.refusedBlocks()).isZero();
+    }
+  }
+
+  /** A claim of the CRC32C of zeros for a block whose bytes on disk are not zeros is refused. */
+  @Test
+  void aClaimOfZerosOverOtherBytesIsRefused() throws Exception {
     try (InProcessMetadataService service = service(); CacheFiles files = new CacheFiles(8, ChannelOpener.DEFAULT)) {
       BlockRange lease = service.acquire(version, 0, 1);
-      int crc = store(files).write(Path.of(lease.dataFile()), version, 0, ByteBuffer.allocate(BLOCK));
-      assertThat(service.commit(lease.leaseId(), new int[] {0}, new int[] {crc})).isZero();
+      store(files).write(Path.of(lease.dataFile()), version, 0, ByteBuffer.wrap(data, 0, BLOCK));
+      int zeroCrc = BlockStore.crc32c(ByteBuffer.allocate(BLOCK));
+      assertThat(service.commit(lease.leaseId(), new int[] {0}, new int[] {zeroCrc})).isZero();
       assertThat(service.status(version, 0, 1).state(0)).isEqualTo(BlockState.MISSING);
+      assertThat(service.refusedBlocks()).isEqualTo(1);
     }
   }
 
