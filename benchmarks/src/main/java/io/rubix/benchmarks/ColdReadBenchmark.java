@@ -41,6 +41,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * cache directory (setup at {@link Level#Invocation}, not timed), so no in-memory or on-disk cache of
  * any reader survives from one measured read to the next: every measured read is cold. The timed part
  * is open (one HEAD) + reads + close.
+ *
+ * <p>{@code access}: {@code stream} reads with a {@code read(byte[])} loop; {@code positioned} with
+ * {@code readFully(position, byte[])} calls front to back, the way ORC and Parquet readers read; {@code
+ * random} reads {@value #RANDOM_READS} {@code bufferSize} ranges at seeded random positions with
+ * {@code readFully(position, byte[])} (the same positions in every invocation).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -58,6 +63,11 @@ public class ColdReadBenchmark {
 
   @Param({"1048576", "65536"})
   public int bufferSize;
+
+  @Param({"stream"})
+  public String access;
+
+  static final int RANDOM_READS = 32;
 
   private S3Server server;
   private Path dir;
@@ -117,9 +127,28 @@ public class ColdReadBenchmark {
   public long coldSequentialRead() throws IOException {
     long total = 0;
     try (FSDataInputStream in = fs.open(OBJECT)) {
-      int n;
-      while ((n = in.read(buffer)) >= 0) {
-        total += n;
+      switch (access) {
+        case "stream" -> {
+          int n;
+          while ((n = in.read(buffer)) >= 0) {
+            total += n;
+          }
+        }
+        case "positioned" -> {
+          for (long at = 0; at < length; at += buffer.length) {
+            int n = (int) Math.min(buffer.length, length - at);
+            in.readFully(at, buffer, 0, n);
+            total += n;
+          }
+        }
+        case "random" -> {
+          java.util.Random random = new java.util.Random(42);
+          for (int i = 0; i < RANDOM_READS; i++) {
+            in.readFully(random.nextLong(length - buffer.length), buffer, 0, buffer.length);
+          }
+          return RANDOM_READS;
+        }
+        default -> throw new IllegalArgumentException("Unknown access " + access);
       }
     }
     if (total != length) {
