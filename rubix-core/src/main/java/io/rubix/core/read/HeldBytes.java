@@ -52,6 +52,20 @@ final class HeldBytes {
     return chunk;
   }
 
+  /**
+   * Holds {@code bytes}, the object's bytes from {@code start}, already read (for the cache, whose write
+   * failed), if no held chunk overlaps them and the budget has room; false when it does not hold them.
+   */
+  synchronized boolean keep(long start, byte[] bytes) {
+    Chunk before = covering(start);
+    Long next = chunks.higherKey(start);
+    if (before != null || (next != null && next < start + bytes.length) || !memory.reserve(bytes.length)) {
+      return false;
+    }
+    chunks.put(start, new Chunk(start, bytes.length, CompletableFuture.completedFuture(bytes)));
+    return true;
+  }
+
   /** The held chunk with {@code position} in it, or null. */
   synchronized Chunk covering(long position) {
     Map.Entry<Long, Chunk> floor = chunks.floorEntry(position);

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Bytes fetched from the source into the cache: blocks an {@code acquire} granted to this JVM are read
  * from the source with one request per {@link GrantedRun} (a chunk), handed to readers of this JVM
- * waiting for them, then written to their data file and committed (or given back).
+ * waiting for them, then written to their data file and committed (or given back). Blocks whose write
+ * fails are handed to the stream's {@link HeldBytes} (when it has room), so it does not read them again.
  *
  * <p>Ownership: the sole owner of this JVM's {@link InFlightBuffers}. Only {@link #grant} registers
  * blocks in them (as {@link GrantedRun}s, which end them exactly once: settle or close); others only
@@ -227,6 +228,10 @@ final class SourceFetches {
     } catch (IOException | RuntimeException e) {
       s.stats.add(CacheCounter.FALLBACK_CACHE_WRITE, 1);
       LOG.warn("Writing blocks [{}, {}) of {} to cache file {} failed; they stay uncached", first, end, s.version.path(), dataFile, e);
+      if (failures.fallsBack()) {
+        // the stream's next reads take them from memory (SourceReads) instead of reading them from the source again
+        s.held.keep((long) first * blockSize, bytes);
+      }
       settleQuietly(s, run, written, crcs, true);
       failures.handle(e, "Writing blocks [" + first + ", " + end + ") of " + s.version.path() + " to cache file " + dataFile + " failed");
       return;

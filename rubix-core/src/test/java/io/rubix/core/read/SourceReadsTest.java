@@ -137,6 +137,30 @@ class SourceReadsTest {
     }
   }
 
+  /**
+   * A disk that fails every write (an I/O error, not a full disk: blocks are granted, their writes fail):
+   * the blocks read ahead for the cache are kept in the stream's memory instead, so each byte is read
+   * from the source once and small reads make no request of their own.
+   */
+  @Test
+  void blocksReadAheadWhoseWriteFailedAreKeptForTheStream() throws IOException {
+    FaultyChannels channels = new FaultyChannels();
+    channels.failWrites = true;
+    try (ReadFixture fixture = new ReadFixture(root, LENGTH, channels, 4 * LENGTH)) {
+      BlockReader reader = reader(fixture, 32L * BLOCK);
+      ReadSession s = reader.newSession(fixture.version, fixture.source(), fixture.session().stats);
+      for (long at = 0; at < LENGTH; at += SMALL_READ) {
+        assertThat(read(reader, s, at, SMALL_READ)).isEqualTo(fixture.bytes(at, at + SMALL_READ));
+      }
+      assertThat(fixture.count(CacheCounter.FALLBACK_CACHE_WRITE)).isPositive();
+      assertThat(fixture.count(CacheCounter.SOURCE_BYTES)).as("each byte read once, counters %s", fixture.stats.snapshot())
+          .isLessThanOrEqualTo(LENGTH + 2L * BLOCK);
+      assertThat(fixture.sourceRequests.get()).isBetween(10, 30);
+      reader.close(s);
+      assertThat(reader.heldBytes()).isZero();
+    }
+  }
+
   /** Each read-ahead request fails once (a connection reset, say): the reads read those bytes themselves. */
   @Test
   void aFailedReadAheadIsReadByTheReads() throws IOException {
