@@ -183,11 +183,7 @@ final class CachingSupport implements Closeable {
       throw new FileNotFoundException("Cannot open directory " + path + " for reading");
     }
     ObjectVersion version = tracker.versionOf(path, status);
-    Source source = (position, buffer, offset, length) -> {
-      try (FSDataInputStream in = opener.open(path, status)) {
-        in.readFully(position, buffer, offset, length);
-      }
-    };
+    Source source = new OpenedSource(path, status, opener);
     if (tracker.versionsMayChange() && !opener.detectsChanges(status)) {
       // the stream's first source read is checked against a fresh status; a stale version is not trusted again
       source = new VersionCheckedSource(source, path, status, lookup, () -> tracker.forget(path));

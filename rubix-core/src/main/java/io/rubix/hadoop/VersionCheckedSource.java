@@ -8,6 +8,7 @@ import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.util.function.IntConsumer;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 
@@ -50,6 +51,22 @@ final class VersionCheckedSource implements Source {
     // read first, then check: a change made before this read is then seen
     delegate.readFully(position, buffer, offset, length);
     check();
+  }
+
+  /** As {@link #readFully(long, byte[], int, int)}; bytes are announced as they arrive only once the version was checked, else all at the end. */
+  @Override
+  public void readFully(long position, byte[] buffer, int offset, int length, IntConsumer arrived) throws IOException {
+    if (checkedSame()) {
+      delegate.readFully(position, buffer, offset, length, arrived);
+      check();
+      return;
+    }
+    readFully(position, buffer, offset, length);
+    arrived.accept(length);
+  }
+
+  private synchronized boolean checkedSame() {
+    return checked && stale == null;
   }
 
   private synchronized void check() throws IOException {

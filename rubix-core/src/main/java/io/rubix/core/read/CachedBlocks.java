@@ -71,8 +71,9 @@ final class CachedBlocks {
         store.read(dataFile, s.version, b, status.crc32c(b), block.position(), block.buffer());
         s.stats.add(CacheCounter.HIT_BYTES, length);
         s.stats.add(CacheCounter.HIT_BLOCKS, 1);
-        if (s.noteCachedRead(b)) {
-          reportReads(s);
+        int[] due = s.noteCachedRead(b);
+        if (due != null) {
+          report(s, due);
         }
         continue;
       } catch (CacheCorruptionException e) {
@@ -106,7 +107,10 @@ final class CachedBlocks {
    * engine closing) loses the report and nothing else.
    */
   void reportReads(ReadSession s) {
-    int[] blocks = s.takeCachedReads();
+    report(s, s.takeCachedReads());
+  }
+
+  private void report(ReadSession s, int[] blocks) {
     if (blocks.length == 0) {
       return;
     }

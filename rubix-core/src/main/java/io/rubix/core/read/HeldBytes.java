@@ -6,7 +6,6 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Bytes of one stream's object read from the source and kept in memory for the stream's next reads,
@@ -20,10 +19,10 @@ import java.util.concurrent.CompletableFuture;
  * Thread-safe: a lock of its own, held for map operations only (never while bytes arrive).
  */
 final class HeldBytes {
-  /** Bytes {@code [start, start + length)} of the object, arriving or arrived ({@code bytes} fails when their read did). */
-  record Chunk(long start, int length, CompletableFuture<byte[]> bytes) {
+  /** Bytes {@code [start, start + length)} of the object, arriving or arrived (their read announces them to {@code arriving}). */
+  record Chunk(long start, int length, ArrivingBytes arriving) {
     Chunk {
-      requireNonNull(bytes, "bytes is null");
+      requireNonNull(arriving, "arriving is null");
     }
 
     long end() {
@@ -32,11 +31,13 @@ final class HeldBytes {
   }
 
   private final UncachedMemory memory;
+  private final int blockSize;
   @GuardedBy("this")
   private final TreeMap<Long, Chunk> chunks = new TreeMap<>();
 
-  HeldBytes(UncachedMemory memory) {
+  HeldBytes(UncachedMemory memory, int blockSize) {
     this.memory = requireNonNull(memory, "memory is null");
+    this.blockSize = blockSize;
   }
 
   /**
@@ -47,7 +48,7 @@ final class HeldBytes {
     if (!memory.reserve(length)) {
       return null;
     }
-    Chunk chunk = new Chunk(start, length, new CompletableFuture<>());
+    Chunk chunk = new Chunk(start, length, new ArrivingBytes(blockOf(start)));
     chunks.put(start, chunk);
     return chunk;
   }
@@ -62,8 +63,16 @@ final class HeldBytes {
     if (before != null || (next != null && next < start + bytes.length) || !memory.reserve(bytes.length)) {
       return false;
     }
-    chunks.put(start, new Chunk(start, bytes.length, CompletableFuture.completedFuture(bytes)));
+    ArrivingBytes arrived = new ArrivingBytes(blockOf(start));
+    arrived.start(bytes);
+    arrived.complete();
+    chunks.put(start, new Chunk(start, bytes.length, arrived));
     return true;
+  }
+
+  /** For messages: the block a chunk starts in. */
+  private int blockOf(long start) {
+    return (int) (start / blockSize);
   }
 
   /** The held chunk with {@code position} in it, or null. */

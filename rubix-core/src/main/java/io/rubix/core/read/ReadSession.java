@@ -72,7 +72,7 @@ final class ReadSession {
 
   /** A session that holds bytes the cache declines within {@code memory}. */
   ReadSession(ObjectVersion version, Source source, StreamStats stats, int blockSize, UncachedMemory memory) {
-    this.held = new HeldBytes(memory);
+    this.held = new HeldBytes(memory, blockSize);
     this.version = requireNonNull(version, "version is null");
     this.source = requireNonNull(source, "source is null");
     this.stats = requireNonNull(stats, "stats is null");
@@ -92,13 +92,13 @@ final class ReadSession {
   private record DataFilePath(String name, Path path) {}
 
   /**
-   * Notes that {@code block} was read from the cache; true when {@link #takeCachedReads} should be
-   * reported now (the record is full). A block read again right after itself (small reads of one block)
-   * is noted once.
+   * Notes that {@code block} was read from the cache; when that fills the record, takes it (in the same
+   * step, so that a read of another thread cannot add to a full record) and returns the blocks to report
+   * now, else null. A block read again right after itself (small reads of one block) is noted once.
    */
-  boolean noteCachedRead(int block) {
+  int[] noteCachedRead(int block) {
     synchronized (cachedReads) {
-      return cachedReads.add(block);
+      return cachedReads.add(block) ? cachedReads.take() : null;
     }
   }
 

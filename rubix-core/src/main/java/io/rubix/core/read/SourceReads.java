@@ -6,7 +6,6 @@ import io.rubix.core.read.HeldBytes.Chunk;
 import io.rubix.core.stats.CacheCounter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -34,6 +33,9 @@ import org.slf4j.LoggerFactory;
 final class SourceReads {
   private static final Logger LOG = LoggerFactory.getLogger(SourceReads.class);
 
+  /** How long a read waits for more of a held chunk's bytes before it looks again (a stuck read ends by the source's own timeouts). */
+  private static final long ARRIVAL_WAIT_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
+
   private final int blockSize;
   private final long chunkBytes;
   private final Executor fetchExecutor;
@@ -55,13 +57,10 @@ final class SourceReads {
   boolean readHeld(ReadSession s, Span span) throws IOException {
     long at = span.position();
     while (at < span.end()) {
-      Chunk chunk = s.held.covering(at);
-      byte[] bytes = chunk == null ? null : await(s, chunk);
-      if (bytes == null) {
+      long to = copyHeld(s, span, at);
+      if (to == at) {
         return false;
       }
-      long to = Math.min(span.end(), chunk.end());
-      copy(span, at, to, chunk, bytes);
       at = to;
     }
     return true;
@@ -76,12 +75,9 @@ final class SourceReads {
     long at = span.position();
     long end = span.end();
     while (at < end) {
-      Chunk chunk = s.held.covering(at);
-      byte[] held = chunk == null ? null : await(s, chunk);
-      if (held != null) {
-        long to = Math.min(end, chunk.end());
-        copy(span, at, to, chunk, held);
-        at = to;
+      long copied = copyHeld(s, span, at);
+      if (copied > at) {
+        at = copied;
         continue;
       }
       long to = s.held.nextStart(at, end);
@@ -90,15 +86,43 @@ final class SourceReads {
         long through = s.held.nextStart(end, blockEnd);
         Chunk rest = through > end ? s.held.add(at, (int) (through - at)) : null;
         if (rest != null) {
-          byte[] bytes = fetch(s, rest);
+          fetch(s, rest);
           s.stats.add(CacheCounter.UNCACHED_READAHEAD_BYTES, through - end);
-          copy(span, at, end, rest, bytes);
-          return;
+          at = copyHeld(s, span, at);
+          continue;
         }
       }
       directRead(s, span.range(at, to));
       at = to;
     }
+  }
+
+  /**
+   * Copies into {@code span}, from {@code at}, what the held chunk covering {@code at} has of it, waiting
+   * for its bytes to arrive; returns where the copy ended: {@code at} when no chunk covers it or its read
+   * failed (the chunk is then dropped, and the caller reads those bytes itself).
+   */
+  private static long copyHeld(ReadSession s, Span span, long at) throws InterruptedIOException {
+    Chunk chunk = s.held.covering(at);
+    if (chunk == null) {
+      return at;
+    }
+    long to = Math.min(span.end(), chunk.end());
+    int need = (int) (to - chunk.start());
+    try {
+      int have = 0;
+      while (have < need) {
+        have = chunk.arriving().await(have, ARRIVAL_WAIT_NANOS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted waiting for bytes [" + chunk.start() + ", " + chunk.end() + ") of " + s.version.path());
+    } catch (IOException e) {
+      s.held.remove(chunk);
+      return at;
+    }
+    span.range(at, to).put(chunk.arriving().bytes(), (int) (at - chunk.start()));
+    return to;
   }
 
   /**
@@ -140,7 +164,7 @@ final class SourceReads {
         });
       } catch (RejectedExecutionException e) {
         s.held.remove(chunk);
-        chunk.bytes().completeExceptionally(e);
+        chunk.arriving().fail(e);
         break;
       }
       s.stats.add(CacheCounter.UNCACHED_READAHEAD_BYTES, chunk.length());
@@ -155,36 +179,21 @@ final class SourceReads {
     s.held.clear();
   }
 
-  /** Reads {@code chunk} from the source with one request and completes it; a failed chunk is dropped and completed with the failure. */
-  private static byte[] fetch(ReadSession s, Chunk chunk) throws IOException {
+  /** Reads {@code chunk} from the source with one request, announcing its bytes as they arrive; a failed chunk is dropped. */
+  private static void fetch(ReadSession s, Chunk chunk) throws IOException {
     byte[] bytes = new byte[chunk.length()];
+    ArrivingBytes arriving = chunk.arriving();
+    arriving.start(bytes);
     try {
-      s.source.readFully(chunk.start(), bytes, 0, bytes.length);
+      s.source.readFully(chunk.start(), bytes, 0, bytes.length, arriving::arrived);
     } catch (IOException | RuntimeException | Error e) {
       s.held.remove(chunk);
-      chunk.bytes().completeExceptionally(e);
+      arriving.fail(e);
       throw e;
     }
+    arriving.complete();
     s.stats.add(CacheCounter.SOURCE_REQUESTS, 1);
     s.stats.add(CacheCounter.SOURCE_BYTES, bytes.length);
-    chunk.bytes().complete(bytes);
-    return bytes;
-  }
-
-  /** The bytes of {@code chunk} once they arrive; null when their read failed (the caller reads them itself). */
-  private static byte[] await(ReadSession s, Chunk chunk) throws InterruptedIOException {
-    try {
-      return chunk.bytes().get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("Interrupted waiting for bytes [" + chunk.start() + ", " + chunk.end() + ") of " + s.version.path());
-    } catch (ExecutionException e) {
-      return null;
-    }
-  }
-
-  private static void copy(Span span, long from, long to, Chunk chunk, byte[] bytes) {
-    span.range(from, to).put(bytes, (int) (from - chunk.start()));
   }
 
   /** Fills {@code span} with one source request (none when it is empty) and counts it. */

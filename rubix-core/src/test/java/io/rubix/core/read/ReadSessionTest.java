@@ -80,4 +80,22 @@ class ReadSessionTest {
     assertThat(disabled.noteRead(0, BLOCK, BLOCK, 0, 4)).isNull();
     assertThat(disabled.noteRead(BLOCK, BLOCK, BLOCK, 0, 4)).isNull();
   }
+
+  /**
+   * Two threads reading one stream from the cache: the one whose read fills the record of blocks to
+   * report takes it at once, so another thread's read right after it (before the first reports) starts a
+   * new record instead of writing past the full one (an ArrayIndexOutOfBoundsException before).
+   */
+  @Test
+  void theReadThatFillsTheRecordTakesItAtOnce() {
+    ReadSession s = session(CachedReads.REPORT_BLOCKS + 2);
+    for (int b = 0; b < CachedReads.REPORT_BLOCKS - 1; b++) {
+      assertThat(s.noteCachedRead(b)).isNull();
+    }
+    int[] due = s.noteCachedRead(CachedReads.REPORT_BLOCKS - 1);
+    assertThat(due).hasSize(CachedReads.REPORT_BLOCKS).startsWith(0, 1, 2).endsWith(CachedReads.REPORT_BLOCKS - 1);
+    // the other thread's read, before the first thread reported
+    assertThat(s.noteCachedRead(CachedReads.REPORT_BLOCKS)).isNull();
+    assertThat(s.takeCachedReads()).containsExactly(CachedReads.REPORT_BLOCKS);
+  }
 }
