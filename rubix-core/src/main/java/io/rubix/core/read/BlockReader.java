@@ -208,17 +208,17 @@ public final class BlockReader {
       }
       s.recentStatus = status;
     }
-    fetchUncached(s, status, first, end, null);
+    fetchUncached(s, status, first, end, false);
   }
 
-  /** Starts fetching the blocks of {@code [first, end)} that {@code known} does not say are cached, counted in {@code counter} (may be null). */
-  private void fetchUncached(ReadSession s, BlockRange known, int first, int end, CacheCounter counter) {
+  /** Starts fetching the blocks of {@code [first, end)} that {@code known} does not say are cached, as a stream's read-ahead when {@code readAhead}. */
+  private void fetchUncached(ReadSession s, BlockRange known, int first, int end, boolean readAhead) {
     int b = first;
     while (b < end) {
       boolean cachedRun = known.state(b) == BlockState.CACHED;
       int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
       if (!cachedRun) {
-        fills.fetchAhead(s, b, runEnd, counter);
+        fills.fetchAhead(s, b, runEnd, readAhead);
       }
       b = runEnd;
     }
@@ -335,10 +335,10 @@ public final class BlockReader {
       }
     }
     if (status == null || !status.covers(first, end)) {
-      fills.fetchAhead(s, first, end, CacheCounter.READAHEAD_BLOCKS);
+      fills.fetchAhead(s, first, end, true);
       return;
     }
-    fetchUncached(s, status, first, end, CacheCounter.READAHEAD_BLOCKS);
+    fetchUncached(s, status, first, end, true);
   }
 
   /**

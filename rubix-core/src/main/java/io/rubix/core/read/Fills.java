@@ -55,26 +55,26 @@ final class Fills {
   }
 
   /**
-   * Starts fetching blocks {@code [first, end)} ahead of the reads that will want them (read-ahead, or
-   * the blocks of a vectored read's group of ranges), one task per chunk; returns without waiting. The
-   * blocks granted are fetched into the cache and counted in {@code counter} when it is not null; the
-   * ones the cache declines are read into the stream's memory.
+   * Starts fetching blocks {@code [first, end)} ahead of the reads that will want them (a stream's
+   * read-ahead when {@code readAhead}, else the blocks of a vectored read's group of ranges), one task per
+   * chunk; returns without waiting. The blocks granted are fetched into the cache (counted in
+   * {@code rubix_readahead_blocks} for read-ahead); the ones the cache declines are read into the stream's memory.
    */
-  void fetchAhead(ReadSession s, int first, int end, CacheCounter counter) {
+  void fetchAhead(ReadSession s, int first, int end, boolean readAhead) {
     int b = first;
     while (b < end) {
       boolean admitted = admission.admits(s, b);
       int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
       if (admitted) {
-        fetchAheadAdmitted(s, b, runEnd, counter);
+        fetchAheadAdmitted(s, b, runEnd, readAhead);
       } else if (notAdmittedFromSource) {
-        readAheadDeclined(s, b, runEnd, CacheCounter.NON_OWNER_SOURCE_BYTES);
+        readAheadDeclined(s, b, runEnd, readAhead, CacheCounter.NON_OWNER_SOURCE_BYTES);
       }
       b = runEnd;
     }
   }
 
-  private void fetchAheadAdmitted(ReadSession s, int first, int end, CacheCounter counter) {
+  private void fetchAheadAdmitted(ReadSession s, int first, int end, boolean readAhead) {
     BlockRange lease;
     try {
       lease = service.acquire(s.version, first, end);
@@ -83,7 +83,7 @@ final class Fills {
       if (failures.fallsBack()) {
         // as the reads would: in strict mode they fail instead, so nothing is read for them
         s.stats.add(CacheCounter.FALLBACK_METADATA, 1);
-        readAheadDeclined(s, first, end, null);
+        readAheadDeclined(s, first, end, readAhead, null);
       }
       return;
     }
@@ -92,15 +92,15 @@ final class Fills {
       int runEnd = BlockRuns.end(b, end, x -> declined(lease.state(x)) ? 1 : 0);
       if (declinedRun) {
         s.stats.add(CacheCounter.FALLBACK_NO_SPACE, runEnd - b);
-        readAheadDeclined(s, b, runEnd, null);
+        readAheadDeclined(s, b, runEnd, readAhead, null);
       }
       b = runEnd;
     }
     // nobody waits for read-ahead: each chunk task ends its run, a refused one is given back when granted closes
     try (GrantedRuns granted = fetches.grant(lease, first, end)) {
       for (GrantedRun run : granted.in(first, end)) {
-        if (counter != null) {
-          s.stats.add(counter, run.end() - run.first());
+        if (readAhead) {
+          s.stats.add(CacheCounter.READAHEAD_BLOCKS, run.end() - run.first());
         }
         try {
           fetchExecutor.execute(() -> {
@@ -123,10 +123,14 @@ final class Fills {
     return state == BlockState.DENIED || state == BlockState.MISSING;
   }
 
-  /** Starts reading blocks {@code [first, end)}, which the cache declined, into the stream's memory; the bytes it reads counted in {@code bytes} (may be null). */
-  private void readAheadDeclined(ReadSession s, int first, int end, CacheCounter bytes) {
+  /**
+   * Starts reading blocks {@code [first, end)}, which the cache declined, into the stream's memory, as a
+   * stream's read-ahead when {@code stream} (else a vectored read's group); the bytes it reads counted in
+   * {@code bytes} (may be null).
+   */
+  private void readAheadDeclined(ReadSession s, int first, int end, boolean stream, CacheCounter bytes) {
     int blockSize = fetches.blockSize();
-    long read = declined.readAhead(s, (long) first * blockSize, (long) end * blockSize);
+    long read = declined.readAhead(s, (long) first * blockSize, (long) end * blockSize, stream);
     if (bytes != null) {
       s.stats.add(bytes, read);
     }

@@ -134,12 +134,18 @@ final class SourceReads {
    * the read's own bytes go in its first request too (the read then takes them from it), one request
    * where there would be two. They are likely declined too, as the bytes right after them are.
    *
+   * <p>A stream's read-ahead ({@code stream}) asks for at least one chunk: a reader of memory consumes
+   * faster than the window grows, so window-sized requests would each stall it for a first-byte latency
+   * while the window ramps up; one chunk streams in (a read takes its bytes as they arrive) while the
+   * next requests start, as a plain sequential stream would read on. A stream that stops early has read
+   * at most one chunk too many. A vectored read's group reads just its bytes.
+   *
    * @return the bytes it started reading
    */
-  long readAhead(ReadSession s, long from, long to) {
+  long readAhead(ReadSession s, long from, long to, boolean stream) {
     long[] read = s.lastRead();
     long at = read[0] >= 0 && read[0] < from && from <= (read[1] + blockSize - 1) / blockSize * blockSize ? read[0] : from;
-    long end = Math.min(to, s.version.length());
+    long end = Math.min(stream ? Math.max(to, at + chunkBytes) : to, s.version.length());
     long started = 0;
     while (at < end) {
       Chunk held = s.held.covering(at);

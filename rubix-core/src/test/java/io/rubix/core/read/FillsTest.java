@@ -76,7 +76,7 @@ class FillsTest {
       // this node caches blocks 0-3 only
       Fills fills = fills(fixture, (path, offset) -> offset < 4L * BLOCK, queued::add);
 
-      fills.fetchAhead(fixture.session(), 1, 8, CacheCounter.READAHEAD_BLOCKS);
+      fills.fetchAhead(fixture.session(), 1, 8, true);
       // nothing fetched in the reader's thread; the admitted blocks are in flight until their chunk task runs
       assertThat(fixture.sourceRequests).hasValue(0);
       assertThat(fixture.count(CacheCounter.READAHEAD_BLOCKS)).isEqualTo(3);
@@ -99,7 +99,7 @@ class FillsTest {
       Fills fills = fills(fixture, BlockAdmission.ALL, task -> {
         throw new RejectedExecutionException("busy");
       });
-      fills.fetchAhead(fixture.session(), 0, 8, CacheCounter.READAHEAD_BLOCKS);
+      fills.fetchAhead(fixture.session(), 0, 8, true);
       BlockRange after = fixture.service.status(fixture.version, 0, 8);
       for (int b = 0; b < 8; b++) {
         assertThat(after.state(b)).as("block %s", b).isEqualTo(BlockState.MISSING);
