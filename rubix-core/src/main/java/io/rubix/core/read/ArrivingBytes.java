@@ -48,6 +48,14 @@ final class ArrivingBytes {
     }
   }
 
+  /** Every byte of the run is in {@code buffer} (the one the fetch started with, if it started). */
+  synchronized void complete(byte[] buffer) {
+    if (bytes == null) {
+      bytes = buffer;
+    }
+    complete();
+  }
+
   /** Every byte of the run is in. */
   synchronized void complete() {
     if (bytes != null) {

@@ -70,7 +70,7 @@ final class GrantedRun implements AutoCloseable {
 
   /** Hands the fetched bytes of the run's blocks to readers of this JVM waiting for them. */
   void publish(byte[] bytes, int blockSize) {
-    arriving.complete();
+    arriving.complete(bytes);
     inFlight.publish(version, first, bytes, blockSize);
   }
 

@@ -92,21 +92,37 @@ final class SourceFetches {
   }
 
   /**
-   * Copies {@code span}, inside {@code block}, from {@code fetching} (this JVM's fetch of the block), waiting
-   * up to the in-flight wait timeout for it; false when that fetch failed or took longer (nothing copied).
+   * Copies {@code span}, inside {@code block}, from this JVM's fetch of the block ({@code fetching}) as soon
+   * as the span's bytes have arrived (not when the fetch's whole chunk has), waiting up to the in-flight
+   * wait timeout; false when that fetch failed or took longer (what it copied is then overwritten by the
+   * read that follows).
    */
   boolean copyFetched(ReadSession s, CompletableFuture<ByteBuffer> fetching, int block, Span span) throws IOException {
-    ByteBuffer bytes;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(inFlightWaitMillis);
+    int offset = (int) (span.position() - (long) block * blockSize);
+    ArrivingBytes run = inFlight.arriving(s.version, block);
     try {
-      bytes = fetching.get(inFlightWaitMillis, TimeUnit.MILLISECONDS);
+      if (run != null && run.firstBlock() <= block) {
+        int from = (block - run.firstBlock()) * blockSize + offset;
+        int have = 0;
+        while (have < from + span.length()) {
+          long left = deadline - System.nanoTime();
+          int now = left > 0 ? run.await(have, left) : have;
+          if (now == have) {
+            return false;
+          }
+          have = now;
+        }
+        span.buffer().put(0, run.bytes(), from, span.length());
+      } else {
+        span.buffer().put(0, fetching.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS), offset, span.length());
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("Interrupted waiting for block " + block + " of " + s.version.path());
-    } catch (ExecutionException | TimeoutException e) {
+    } catch (IOException | ExecutionException | TimeoutException e) {
       return false;
     }
-    int offset = (int) (span.position() - (long) block * blockSize);
-    span.buffer().put(0, bytes, offset, span.length());
     s.stats.add(CacheCounter.MISS_BYTES, span.length());
     s.stats.add(CacheCounter.MISS_BLOCKS, 1);
     return true;

@@ -123,6 +123,29 @@ class SourceFetchesTest {
     }
   }
 
+  /** A reader of a block of a long run this JVM is fetching takes the block once its bytes are in, not once the whole run is. */
+  @Test
+  void aReaderCopiesABlockOfARunAsSoonAsItsBytesArrived() throws IOException {
+    try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
+      SourceFetches fetches = fetches(fixture, DIRECT, FailurePolicy.FALL_BACK);
+      ReadSession s = fixture.session();
+      BlockRange lease = fixture.service.acquire(fixture.version, 2, 6);
+      try (GrantedRuns granted = fetches.grant(lease, 2, 6)) {
+        GrantedRun run = granted.take(granted.in(2, 6).get(0));
+        byte[] buffer = new byte[4 * BLOCK];
+        System.arraycopy(fixture.data, 2 * BLOCK, buffer, 0, 2 * BLOCK);
+        run.arriving().start(buffer);
+        run.arriving().arrived(2 * BLOCK);
+        // blocks 2 and 3 are in, 4 and 5 are not: the run is not published
+        Span span = new Span(3L * BLOCK + 10, ByteBuffer.allocate(100));
+        assertThat(fetches.copyFetched(s, fetches.fetching(s, 3), 3, span)).isTrue();
+        assertThat(span.buffer().array()).isEqualTo(fixture.bytes(3L * BLOCK + 10, 3L * BLOCK + 110));
+        assertThat(fetches.fetching(s, 3).isDone()).isFalse();
+        run.close();
+      }
+    }
+  }
+
   @Test
   void aReaderCopiesABlockFromThisJvmsFetchOrHearsThatItFailed() throws IOException {
     try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
