@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,7 @@ final class SourceReads {
   private static final Logger LOG = LoggerFactory.getLogger(SourceReads.class);
 
   /** How long a read waits for more of a held chunk's bytes before it looks again (a stuck read ends by the source's own timeouts). */
-  private static final long ARRIVAL_WAIT_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
+  private static final long ARRIVAL_WAIT_NANOS = TimeUnit.MINUTES.toNanos(10);
 
   private final int blockSize;
   private final long chunkBytes;
@@ -88,7 +89,8 @@ final class SourceReads {
         if (rest != null) {
           fetch(s, rest);
           s.stats.add(CacheCounter.UNCACHED_READAHEAD_BYTES, through - end);
-          at = copyHeld(s, span, at);
+          // from the chunk itself, which is all in: another thread of the stream may have dropped it from the held ones meanwhile
+          at = copy(s, rest, span, at);
           continue;
         }
       }
@@ -104,9 +106,11 @@ final class SourceReads {
    */
   private static long copyHeld(ReadSession s, Span span, long at) throws InterruptedIOException {
     Chunk chunk = s.held.covering(at);
-    if (chunk == null) {
-      return at;
-    }
+    return chunk == null ? at : copy(s, chunk, span, at);
+  }
+
+  /** {@link #copyHeld} from {@code chunk}, which covers {@code at}. */
+  private static long copy(ReadSession s, Chunk chunk, Span span, long at) throws InterruptedIOException {
     long to = Math.min(span.end(), chunk.end());
     int need = (int) (to - chunk.start());
     try {
