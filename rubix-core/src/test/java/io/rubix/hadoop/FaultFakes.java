@@ -160,6 +160,7 @@ final class FaultFakes {
     private volatile long failFrom = -1;
     private volatile long failTo = -1;
     private volatile java.util.concurrent.CountDownLatch failed = new java.util.concurrent.CountDownLatch(0);
+    private volatile java.util.concurrent.CountDownLatch failAfter = new java.util.concurrent.CountDownLatch(0);
     private volatile long holdFrom = -1;
     private volatile long holdTo = -1;
     private volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
@@ -167,7 +168,17 @@ final class FaultFakes {
 
     /** Makes reads starting in {@code [from, to)} fail; returns a latch counted down when one has failed. */
     java.util.concurrent.CountDownLatch failReadsIn(long from, long to) {
+      return failReadsIn(from, to, new java.util.concurrent.CountDownLatch(0));
+    }
+
+    /**
+     * Makes reads starting in {@code [from, to)} fail, each only once {@code after} is counted down (a
+     * test orders the failure after another event, such as a held read having started: a latch, not
+     * the hope that another thread got there first); returns a latch counted down when one has failed.
+     */
+    java.util.concurrent.CountDownLatch failReadsIn(long from, long to, java.util.concurrent.CountDownLatch after) {
       failed = new java.util.concurrent.CountDownLatch(1);
+      failAfter = after;
       failFrom = from;
       failTo = to;
       return failed;
@@ -210,6 +221,13 @@ final class FaultFakes {
             }
           }
           if (position >= failFrom && position < failTo) {
+            try {
+              // bounded so that a read that never comes fails the test (its own latch says so) rather than hanging it
+              failAfter.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new java.io.InterruptedIOException("interrupted before failing");
+            }
             failed.countDown();
             throw new IOException(FAILURE + " at " + position + " of " + path);
           }

@@ -148,7 +148,10 @@ class ReadFailureTest {
     try (FileSystem fs = open(false)) {
       FaultFakes.FaultySourceFileSystem source = source(fs);
       CountDownLatch held = source.holdReadsIn(BLOCK, 2L * BLOCK);
-      CountDownLatch failed = source.failReadsIn(2L * BLOCK, 3L * BLOCK);
+      // block 2 fails only once block 1's chunk is reading (held): otherwise, on a loaded machine, the
+      // read could fail before the fetch thread started that chunk, which then (rightly) gives its
+      // block back unread, and the chunk this test is about would never run
+      CountDownLatch failed = source.failReadsIn(2L * BLOCK, 3L * BLOCK, held);
       CountDownLatch thrown = new CountDownLatch(1);
       // releases the held chunk (block 1) once the read threw; a read that (rightly) waits for that
       // chunk never throws first, so the chunk is then released after a bound that only sets how

@@ -156,9 +156,10 @@ public final class NodeLiveness implements Closeable {
       }
       entry = new Down(node, nanoTime.getAsLong(), 0, reason);
       down.put(node.id(), entry);
+      // counted before it shows: whoever sees the node down sees its transition counted
+      downTransitions.incrementAndGet();
       publish();
     }
-    downTransitions.incrementAndGet();
     LOG.warn("Cache node {} ({}) is down: {}. Its splits go to the other {} of {} nodes until it answers again (first probe in {})",
         node.id(), node.host(), reason, liveCount(view), view.nodes().size(), millis(config.downDuration()));
     scheduler.schedule(() -> probe(entry), config.downDuration().toNanos());
@@ -185,9 +186,10 @@ public final class NodeLiveness implements Closeable {
           return;
         }
         down.remove(id);
+        // counted before it shows: whoever sees the node up again sees its transition counted
+        upTransitions.incrementAndGet();
         publish();
       }
-      upTransitions.incrementAndGet();
       ClusterView view = manager.view();
       LOG.info("Cache node {} ({}) answers again after {} down ({} failed probes): its splits return to it; {} of {} nodes live", id,
           entry.node().host(), millis(Duration.ofNanos(nanoTime.getAsLong() - entry.sinceNanos())), entry.failedProbes(), liveCount(view),
@@ -228,6 +230,8 @@ public final class NodeLiveness implements Closeable {
           removed.add(node);
         }
       }
+      nodesAdded.addAndGet(added.size());
+      nodesRemoved.addAndGet(removed.size());
       boolean changed = false;
       for (ClusterNode node : removed) {
         Down entry = down.get(node.id());
@@ -241,8 +245,6 @@ public final class NodeLiveness implements Closeable {
       }
       downCount = down.size();
     }
-    nodesAdded.addAndGet(added.size());
-    nodesRemoved.addAndGet(removed.size());
     if (!added.isEmpty() || !removed.isEmpty()) {
       LOG.info("Cache cluster membership changed: added {}, removed {}; now {} nodes, {} of them down", ids(added), ids(removed),
           view.nodes().size(), downCount);

@@ -136,8 +136,10 @@ public final class PollingClusterManager implements ClusterManager, RefreshStatu
       if (hosts.isEmpty() && !holder.view().isEmpty()) {
         failed("answered with no nodes; keeping the last " + holder.view().nodes().size(), null);
       } else {
-        holder.publish(nodes(hosts));
-        succeeded();
+        List<ClusterNode> nodes = nodes(hosts);
+        // the status first: whoever sees the new view (a reader, a listener called by publish) sees its refresh counted too
+        succeeded(nodes.size());
+        holder.publish(nodes);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -163,10 +165,9 @@ public final class PollingClusterManager implements ClusterManager, RefreshStatu
     return nodes;
   }
 
-  private void succeeded() {
+  private void succeeded(int nodes) {
     if (failures > 0) {
-      LOG.info("Node list from {} is answering again after {} failed refreshes: {} nodes", source.description(), failures,
-          holder.view().nodes().size());
+      LOG.info("Node list from {} is answering again after {} failed refreshes: {} nodes", source.description(), failures, nodes);
     }
     lastSuccess = clock.instant();
     failures = 0;

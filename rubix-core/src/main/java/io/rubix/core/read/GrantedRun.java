@@ -24,13 +24,13 @@ final class GrantedRun implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GrantedRun.class);
 
   private final CacheMetadataService service;
-  private final InFlightBuffers inFlight;
   private final ObjectVersion version;
   private final long leaseId;
   private final Path dataFile;
   private final int first;
   private final int end;
   private final ArrivingBytes arriving;
+  private final InFlightBuffers.Registration registration;
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile boolean writing;
   /** Written blocks (relative to {@code first}) that {@link #settle} gives back instead of committing; only the run's owner touches it. */
@@ -38,7 +38,7 @@ final class GrantedRun implements AutoCloseable {
 
   GrantedRun(CacheMetadataService service, InFlightBuffers inFlight, ObjectVersion version, long leaseId, Path dataFile, int first, int end) {
     this.service = requireNonNull(service, "service is null");
-    this.inFlight = requireNonNull(inFlight, "inFlight is null");
+    requireNonNull(inFlight, "inFlight is null");
     this.version = requireNonNull(version, "version is null");
     this.dataFile = requireNonNull(dataFile, "dataFile is null");
     if (first < 0 || end <= first) {
@@ -48,7 +48,7 @@ final class GrantedRun implements AutoCloseable {
     this.first = first;
     this.end = end;
     this.arriving = new ArrivingBytes(first);
-    inFlight.register(version, first, end, arriving);
+    this.registration = inFlight.register(version, first, end, arriving);
   }
 
   int first() {
@@ -71,7 +71,7 @@ final class GrantedRun implements AutoCloseable {
   /** Hands the fetched bytes of the run's blocks to readers of this JVM waiting for them. */
   void publish(byte[] bytes, int blockSize) {
     arriving.complete(bytes);
-    inFlight.publish(version, first, bytes, blockSize);
+    registration.publish(bytes, blockSize);
   }
 
   /** Says that bytes of the run may reach the data file from now on; an abort then says the blocks may be written. */
@@ -100,7 +100,7 @@ final class GrantedRun implements AutoCloseable {
       throw new IllegalStateException("Blocks [" + first + ", " + end + ") of " + version.path() + " already ended");
     }
     // readers of this JVM stop taking these blocks from memory before the commit makes them visible in the cache
-    inFlight.finish(version, first, end, null);
+    registration.finish(null);
     abort(first + written, end, restWritten);
     int[] blocks = new int[written];
     int[] crcs = new int[written];
@@ -126,7 +126,7 @@ final class GrantedRun implements AutoCloseable {
     }
     IOException failure = new IOException("Fetch of blocks [" + first + ", " + end + ") of " + version.path() + " did not complete");
     arriving.fail(failure);
-    inFlight.finish(version, first, end, failure);
+    registration.finish(failure);
     abort(first, end, writing);
   }
 

@@ -23,29 +23,54 @@ final class InFlightBuffers {
 
   private final ConcurrentHashMap<Key, Entry> fetching = new ConcurrentHashMap<>();
 
-  /** Announces that blocks {@code [first, end)} of {@code version} are being fetched by this JVM, arriving in {@code run}. */
-  void register(ObjectVersion version, int first, int end, ArrivingBytes run) {
+  /**
+   * Announces that blocks {@code [first, end)} of {@code version} are being fetched by this JVM, arriving
+   * in {@code run}; returns the run's registration, through which alone it publishes and finishes them.
+   * A block can be registered again while a run still has it (its object was dropped and the block
+   * granted anew): later lookups find the newer run, and each run completes and removes only its own
+   * entries, so no reader is left waiting on a future nobody completes.
+   */
+  Registration register(ObjectVersion version, int first, int end, ArrivingBytes run) {
+    Entry[] entries = new Entry[end - first];
     for (int b = first; b < end; b++) {
-      fetching.put(new Key(version, b), new Entry(new CompletableFuture<>(), run));
+      Entry entry = new Entry(new CompletableFuture<>(), run);
+      entries[b - first] = entry;
+      fetching.put(new Key(version, b), entry);
     }
+    return new Registration(version, first, entries);
   }
 
-  /** Hands the fetched bytes of blocks {@code [first, ...)} (consecutive, {@code blockSize} each but the last) to waiting readers. */
-  void publish(ObjectVersion version, int first, byte[] bytes, int blockSize) {
-    for (int offset = 0, b = first; offset < bytes.length; offset += blockSize, b++) {
-      Entry entry = fetching.get(new Key(version, b));
-      if (entry != null) {
-        entry.fetched().complete(ByteBuffer.wrap(bytes, offset, Math.min(blockSize, bytes.length - offset)).slice().asReadOnlyBuffer());
+  /** The entries one run registered. */
+  final class Registration {
+    private final ObjectVersion version;
+    private final int first;
+    private final Entry[] entries;
+
+    private Registration(ObjectVersion version, int first, Entry[] entries) {
+      this.version = version;
+      this.first = first;
+      this.entries = entries;
+    }
+
+    /** Hands the fetched bytes of the run's blocks (consecutive, {@code blockSize} each but the last) to its waiting readers. */
+    void publish(byte[] bytes, int blockSize) {
+      for (int i = 0, offset = 0; i < entries.length && offset < bytes.length; i++, offset += blockSize) {
+        entries[i].fetched().complete(ByteBuffer.wrap(bytes, offset, Math.min(blockSize, bytes.length - offset)).slice().asReadOnlyBuffer());
       }
     }
-  }
 
-  /** Ends the entries of blocks {@code [first, end)}; readers still waiting on a failed fetch see {@code failure}. */
-  void finish(ObjectVersion version, int first, int end, Throwable failure) {
-    for (int b = first; b < end; b++) {
-      Entry entry = fetching.remove(new Key(version, b));
-      if (entry != null && failure != null) {
-        entry.fetched().completeExceptionally(failure);
+    /**
+     * Ends the run's entries (those of a newer run of the same blocks stay); readers still waiting on
+     * them see {@code failure}, or, when there is none but the run never published, that it ended unpublished.
+     */
+    void finish(Throwable failure) {
+      for (int i = 0; i < entries.length; i++) {
+        Entry entry = entries[i];
+        fetching.remove(new Key(version, first + i), entry);
+        if (!entry.fetched().isDone()) {
+          entry.fetched().completeExceptionally(failure != null ? failure
+              : new java.io.IOException("Fetch of block " + (first + i) + " of " + version.path() + " ended before its bytes were published"));
+        }
       }
     }
   }

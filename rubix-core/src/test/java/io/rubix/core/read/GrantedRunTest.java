@@ -113,6 +113,51 @@ class GrantedRunTest {
     assertThatThrownBy(() -> run.settle(0, new int[0], false)).isInstanceOf(IllegalStateException.class);
   }
 
+  /**
+   * An object dropped while this JVM fetches one of its blocks: the block is granted again, to a second
+   * run of the same JVM, before the first one ends. Each run completes the futures it handed out and
+   * removes only its own entries; the first run used to end the second run's entry instead, and its
+   * own reader then waited out the whole in-flight wait timeout (20 s in the fuzz test, 30 s by
+   * default) before going to the source.
+   */
+  @Test
+  void aBlockGrantedAgainAfterADropWhileStillFetchedKeepsEachRunsReadersApart() throws Exception {
+    GrantedRun first = grant(0, 1);
+    CompletableFuture<ByteBuffer> firstReader = inFlight.get(fixture.version, 0);
+    assertThat(fixture.service.invalidatePath(fixture.version.path())).isEqualTo(1);
+    GrantedRun second = grant(0, 1);
+    CompletableFuture<ByteBuffer> secondReader = inFlight.get(fixture.version, 0);
+    assertThat(secondReader).isNotSameAs(firstReader);
+
+    // the first fetch fails: its reader hears of it at once; the second run's entry stays
+    first.close();
+    assertThat(firstReader).isCompletedExceptionally();
+    assertThat(inFlight.get(fixture.version, 0)).isSameAs(secondReader);
+    assertThat(secondReader).isNotDone();
+
+    second.publish(fixture.bytes(0, BLOCK), BLOCK);
+    assertThat(secondReader.get().remaining()).isEqualTo(BLOCK);
+    second.close();
+    assertThat(inFlight.get(fixture.version, 0)).isNull();
+  }
+
+  @Test
+  void aRunThatPublishesAfterTheBlockWasGrantedAgainCompletesItsOwnReaders() throws Exception {
+    GrantedRun first = grant(0, 1);
+    CompletableFuture<ByteBuffer> firstReader = inFlight.get(fixture.version, 0);
+    assertThat(fixture.service.invalidatePath(fixture.version.path())).isEqualTo(1);
+    GrantedRun second = grant(0, 1);
+    CompletableFuture<ByteBuffer> secondReader = inFlight.get(fixture.version, 0);
+
+    first.publish(fixture.bytes(0, BLOCK), BLOCK);
+    assertThat(firstReader).as("the first run's reader has the first run's bytes").isDone();
+    assertThat(firstReader.get().remaining()).isEqualTo(BLOCK);
+    first.settle(0, new int[] {0}, false);
+    assertThat(inFlight.get(fixture.version, 0)).as("the second run's entry outlives the first run").isSameAs(secondReader);
+    second.close();
+    assertThat(secondReader).isCompletedExceptionally();
+  }
+
   @Test
   void anEmptyRunIsRefusedAndRegistersNothing() {
     assertThatThrownBy(() -> new GrantedRun(fixture.service, inFlight, fixture.version, 1, root.resolve("f"), 2, 2))

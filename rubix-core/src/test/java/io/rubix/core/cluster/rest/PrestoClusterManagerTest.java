@@ -69,6 +69,23 @@ class PrestoClusterManagerTest {
     return ClusterSetup.manager(conf, ClusterConfig.from(conf));
   }
 
+  /**
+   * A manager once it has a node list. Its constructor waits for the first answer, but that answer
+   * has no more time than any request (rubix.cluster.rest.request.timeout): on a loaded machine the
+   * first request of a JVM can time out, the constructor then returns with no list, and a later
+   * refresh brings it. (That the constructor waits for a first answer is PollingClusterManagerTest's.)
+   */
+  private static ClusterManager createWithList(Configuration conf) throws InterruptedException {
+    ClusterManager manager = create(conf);
+    try {
+      Await.until("the first node list", WAIT, () -> !manager.view().isEmpty());
+    } catch (InterruptedException | RuntimeException | Error e) {
+      manager.close();
+      throw e;
+    }
+    return manager;
+  }
+
   private static List<String> hosts(ClusterManager manager) {
     return manager.view().nodes().stream().map(ClusterNode::host).toList();
   }
@@ -79,8 +96,7 @@ class PrestoClusterManagerTest {
     failed.set(array(List.of(failedStats(prestoUri("127.0.0.3")))));
     Configuration conf = conf("presto");
     conf.set("rubix.network.bookkeeper.server.port", "9000");
-    try (ClusterManager manager = create(conf)) {
-      // the constructor waited for the first answer
+    try (ClusterManager manager = createWithList(conf)) {
       assertThat(hosts(manager)).containsExactly("127.0.0.1", "127.0.0.2", "127.0.0.4");
       assertThat(manager.view().nodes()).allMatch(node -> node.port() == 9000);
       // this machine is the coordinator: its interface addresses include 127.0.0.1, and the list spells it so
@@ -102,7 +118,7 @@ class PrestoClusterManagerTest {
     conf.set("rubix.cluster.presto.include-coordinator", "false");
     conf.set("rubix.cluster.presto.user", "cache");
     conf.set("rubix.cluster.node.id", "127.0.0.3");
-    try (ClusterManager manager = create(conf)) {
+    try (ClusterManager manager = createWithList(conf)) {
       assertThat(hosts(manager)).containsExactly("127.0.0.3", "worker-1.example.com");
       assertThat(manager.view().local()).map(ClusterNode::id).contains("127.0.0.3");
     }
@@ -135,7 +151,7 @@ class PrestoClusterManagerTest {
     Configuration conf = conf("trino");
     conf.set("rubix.cluster.presto.user", "cache");
     conf.set("rubix.cluster.presto.password", "s3cr3t-pw");
-    try (ClusterManager manager = create(conf)) {
+    try (ClusterManager manager = createWithList(conf)) {
       assertThat(hosts(manager)).containsExactly("127.0.0.1", "127.0.0.2");
       accept.set(false);
       PollingClusterManager polling = (PollingClusterManager) manager;
@@ -158,7 +174,7 @@ class PrestoClusterManagerTest {
     Configuration conf = conf("presto");
     conf.set("rubix.cluster.presto.token.file", token.toString());
     conf.set("rubix.cluster.presto.include-coordinator", "false");
-    try (ClusterManager manager = create(conf)) {
+    try (ClusterManager manager = createWithList(conf)) {
       PollingClusterManager polling = (PollingClusterManager) manager;
       assertThat(hosts(manager)).containsExactly("127.0.0.2");
       // the server rotates its token: refreshes fail until the file has the new one
@@ -179,7 +195,7 @@ class PrestoClusterManagerTest {
     failed.set(array(List.of(failedStats(prestoUri("127.0.0.2")), failedStats(prestoUri("127.0.0.3")))));
     Configuration conf = conf("presto");
     conf.set("rubix.cluster.presto.include-coordinator", "false");
-    try (ClusterManager manager = create(conf)) {
+    try (ClusterManager manager = createWithList(conf)) {
       assertThat(hosts(manager)).containsExactly("127.0.0.2");
     }
   }
@@ -189,7 +205,7 @@ class PrestoClusterManagerTest {
     nodes.set(array(List.of(activeStats(prestoUri("127.0.0.2")))));
     Configuration conf = conf("presto");
     conf.set("rubix.cluster.presto.include-coordinator", "false");
-    try (ClusterManager manager = create(conf)) {
+    try (ClusterManager manager = createWithList(conf)) {
       assertThat(hosts(manager)).containsExactly("127.0.0.2");
       AtomicReference<ClusterView> heard = new AtomicReference<>();
       manager.addListener(heard::set);
@@ -217,18 +233,19 @@ class PrestoClusterManagerTest {
     });
     Configuration conf = conf("presto");
     conf.set("rubix.cluster.rest.request.timeout", "300ms");
-    try (ClusterManager manager = create(conf)) {
+    try (ClusterManager manager = createWithList(conf)) {
       PollingClusterManager polling = (PollingClusterManager) manager;
       ClusterView before = manager.view();
       assertThat(before.nodes()).hasSize(2);
       slow.set(true);
       int hits = coordinator.hits("/v1/node");
       Await.until("a request that hangs", WAIT, () -> coordinator.hits("/v1/node") > hits);
-      long start = System.nanoTime();
+      // no bound on how long these take: with a 300 ms request timeout a bound could not tell a view()
+      // that waits for the refresh from one that does not (each wait would end with the request);
+      // PollingClusterManagerTest shows view() answering while a source hangs for good
       for (int i = 0; i < 1000; i++) {
         assertThat(manager.view()).isSameAs(before);
       }
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("1000 view() calls during a hanging request").isLessThan(Duration.ofSeconds(1));
       Await.until("the timeout counted as a failure", WAIT, () -> polling.consecutiveFailures() > 0);
       assertThat(polling.lastError()).get().asString().contains("within 300 ms");
       assertThat(manager.view()).isSameAs(before);
@@ -244,7 +261,7 @@ class PrestoClusterManagerTest {
     coordinator.on("/v1/node", request -> override.get() != null ? override.get() : Answer.json(nodes.get()));
     Configuration conf = conf("presto");
     conf.set("rubix.cluster.presto.include-coordinator", "false");
-    try (ClusterManager manager = create(conf)) {
+    try (ClusterManager manager = createWithList(conf)) {
       PollingClusterManager polling = (PollingClusterManager) manager;
       ClusterView good = manager.view();
       assertThat(good.nodes()).hasSize(2);
