@@ -59,7 +59,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
         --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, rubix-warm-ttl, alluxio-cold, alluxio-warm, local-file
                               (default: all); each runs in its own JVM, in a shuffled order
         --seed N              seed of that shuffle (default: a random one, printed)
-        --queries q3,q12,...  TPC-DS queries (default: 22 queries, see README)
+        --queries q3,q12,...  TPC-DS queries (default: 22 queries, see docs/spark.md)
         --iterations N        timed runs of every query per configuration; median and min-max are reported (default 3; --smoke: 1)
         --endpoint URL        an external S3 endpoint instead of the embedded server (with --access-key, --secret-key)
         --access-key K --secret-key S --bucket B (default bucket rubix-tpcds)
