@@ -15,14 +15,19 @@ import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.spi.ObjectVersion;
+import io.rubix.spi.config.PeerFetchKeys;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.wire.TransferProtocol;
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.URI;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -31,6 +36,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
+import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +63,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class OwnerFetcher implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(OwnerFetcher.class);
+  /** Most stores whose refused requests are logged (each once). */
+  static final int MAX_WARNED_STORES = 64;
   /** Most object versions remembered as failed. */
   static final int MAX_PAUSED = 10_000;
 
@@ -87,6 +95,8 @@ public final class OwnerFetcher implements Closeable {
   private final long backoffNanos;
   private final int maxBlocks;
   private final ThreadPoolExecutor pool;
+  /** Stores (scheme://authority, lower case) whose refused requests were logged. */
+  private final Set<String> warnedStores = ConcurrentHashMap.newKeySet();
   /** Versions whose fill failed, until their backoff ends. */
   private final Cache<ObjectVersion, Boolean> paused;
 
@@ -111,6 +121,29 @@ public final class OwnerFetcher implements Closeable {
     pool.allowCoreThreadTimeOut(true);
   }
 
+  /**
+   * Counts a request for {@code path}, of a store this node does not fetch from for peers, and says so
+   * in the log once per store (at most {@value #MAX_WARNED_STORES} stores): without it, peers silently
+   * read from the store themselves what this node owns and could have cached once for all of them.
+   */
+  private void notAllowed(String path) {
+    stats.add(CacheCounter.PEER_FILL_NOT_ALLOWED, 1);
+    URI uri;
+    try {
+      uri = new Path(path).toUri();
+    } catch (IllegalArgumentException e) {
+      return;
+    }
+    String store = uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority());
+    if (warnedStores.size() < MAX_WARNED_STORES && warnedStores.add(store.toLowerCase(Locale.ROOT))) {
+      LOG.warn("Peers ask this node to fetch blocks of {} for them, which it does not fetch from (schemes {}, {} {}): they read those blocks "
+          + "from the store themselves, uncached here. To let this node fetch them once for the cluster, add {} (or * for any) to {}. "
+          + "Counted in rubix_peer_fill_not_allowed; said once per store", store, config.schemes(), PeerFetchKeys.FETCH_ALLOWED_AUTHORITIES.name(),
+          config.authorities().isEmpty() ? "names none: unset, and this daemon's configuration names no store" : "is " + config.authorities(),
+          store, PeerFetchKeys.FETCH_ALLOWED_AUTHORITIES.name());
+    }
+  }
+
   /** How long {@link #fill} may take. */
   public Duration timeout() {
     return config.timeout();
@@ -131,6 +164,7 @@ public final class OwnerFetcher implements Closeable {
    */
   public Fill start(ObjectVersion version, int first, int end) {
     if (!config.fetches(version.path())) {
+      notAllowed(version.path());
       return Fill.of(Outcome.NOT_ALLOWED);
     }
     if (paused.getIfPresent(version) != null) {

@@ -6,6 +6,7 @@ import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.ChannelOpener;
+import io.rubix.spi.config.PeerFetchKeys;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
 public final class PeerFill implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PeerFill.class);
   private static final CacheCounter[] COUNTERS = {CacheCounter.PEER_FILL_REQUESTS, CacheCounter.PEER_FILL_SOURCE_REQUESTS,
-      CacheCounter.PEER_FILL_SOURCE_BYTES, CacheCounter.PEER_FILL_STALE, CacheCounter.PEER_FILL_FAILED, CacheCounter.PEER_FILL_BUSY};
+      CacheCounter.PEER_FILL_SOURCE_BYTES, CacheCounter.PEER_FILL_STALE, CacheCounter.PEER_FILL_FAILED, CacheCounter.PEER_FILL_BUSY, CacheCounter.PEER_FILL_NOT_ALLOWED};
 
   /** How long an owner answers NOT_CACHED for an object version after fetching it failed (other objects are still fetched). */
   static final Duration SOURCE_FAILURE_PAUSE = Duration.ofSeconds(30);
@@ -42,6 +43,14 @@ public final class PeerFill implements AutoCloseable {
    * (its credentials for the sources), {@code service} its metadata service.
    */
   public static PeerFill start(CacheConfig cache, PeerFetchConfig fetch, Configuration sourceConf, InProcessMetadataService service) {
+    if (fetch.enabled() && fetch.authorities().isEmpty()) {
+      LOG.warn("This node fetches blocks for its peers from no store: {} is unset and this daemon's configuration names none "
+          + "(fs.defaultFS, fs.<scheme>.bucket.<bucket>.<option>). Peers read the blocks this node owns and has not cached from the store "
+          + "themselves, uncached here. Set it to the stores this node may fetch from with its credentials (s3a://bucket, or * for any)",
+          PeerFetchKeys.FETCH_ALLOWED_AUTHORITIES.name());
+    } else if (fetch.enabled()) {
+      LOG.info("This node fetches blocks for its peers from {} (schemes {})", fetch.authorities(), fetch.schemes());
+    }
     CacheEngine engine = CacheEngine.withService(cache, service, "bookkeeper-peer-fill", ChannelOpener.DEFAULT);
     SourceFileSystems sources = new SourceFileSystems(sourceConf, cache);
     OwnerFetcher fetcher = new OwnerFetcher(fetch, cache.blockSize(), engine.filler(), sources, engine.stats(),

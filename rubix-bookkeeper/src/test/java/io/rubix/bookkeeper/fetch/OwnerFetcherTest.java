@@ -236,7 +236,9 @@ class OwnerFetcherTest {
       return bytes();
     }, engine.stats(), Duration.ofSeconds(30), clock::get)) {
       assertThat(fetcher.fill(new ObjectVersion("s3a://other/object", 10 * BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.NOT_ALLOWED);
+      assertThat(fetcher.fill(new ObjectVersion("s3a://other/object2", 10 * BLOCK, 1, ""), 0, 1)).isEqualTo(Outcome.NOT_ALLOWED);
       assertThat(opens.get()).as("no source opened for a store that is not allowed").isZero();
+      assertThat(engine.stats().get(CacheCounter.PEER_FILL_NOT_ALLOWED)).as("each refusal counted").isEqualTo(2);
       assertThat(fetcher.fill(VERSION, 0, 1)).isEqualTo(Outcome.FILLED);
       assertThat(opens.get()).isEqualTo(1);
     }

@@ -47,6 +47,12 @@ public enum CacheCounter {
   PEER_FILL_SOURCE_BYTES("rubix_peer_fill_source_bytes"),
   /** Owner side: peer requests for a version the source no longer has (answered STALE). */
   PEER_FILL_STALE("rubix_peer_fill_stale"),
+  /**
+   * Owner side: peer requests for objects of a store this node does not fetch from for peers (its scheme is not in
+   * rubix.network.transfer.fetch.schemes or its authority not allowed by rubix.network.transfer.fetch.allowed.authorities),
+   * answered BAD_REQUEST: the peer reads them from the store itself.
+   */
+  PEER_FILL_NOT_ALLOWED("rubix_peer_fill_not_allowed"),
   /** Owner side: fills that failed or timed out (source error, credentials, disk), answered NOT_CACHED. */
   PEER_FILL_FAILED("rubix_peer_fill_failed"),
   /** Owner side: fills not started because the fill pool was full or the source had just failed (backoff), answered NOT_CACHED. */
