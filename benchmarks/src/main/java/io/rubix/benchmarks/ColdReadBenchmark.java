@@ -3,6 +3,7 @@ package io.rubix.benchmarks;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.testing.S3Server;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +29,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Cold reads: the first sequential read of a {@value #OBJECT_MIB} MiB object, open to end of file
+ * Cold reads: the first sequential read of an {@code objectMib} MiB object (64 unless set), open to end of file
  * with a {@code read(byte[])} loop, from the in-process S3 server (S3Proxy, in memory) that adds
  * {@code -Drubix.bench.latency.ms} (default 20) ms before the first byte of every GET and, when
  * {@code -Drubix.bench.bandwidth.mbps} is set, limits each GET to that many MB/s (default:
@@ -42,6 +43,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * any reader survives from one measured read to the next: every measured read is cold. The timed part
  * is open (one HEAD) + reads + close.
  *
+ * <p>Readers that the cache declines, against plain S3A ({@code -p objectMib=16 -p bufferSize=65536}
+ * is the declined-reads run of benchmarks/README.md): {@code rubix-excluded} (a path rule excludes the object: S3A's own stream),
+ * {@code rubix-quota} (the object's rule has a quota smaller than a block: every grant is refused, as when
+ * a quota is spent), {@code rubix-metadata-down} (the reader is set to use a BookKeeper daemon on a port
+ * nothing listens on).
+ *
  * <p>{@code access}: {@code stream} reads with a {@code read(byte[])} loop; {@code positioned} with
  * {@code readFully(position, byte[])} calls front to back, the way ORC and Parquet readers read; {@code
  * random} reads {@value #RANDOM_READS} {@code bufferSize} ranges at seeded random positions with
@@ -54,7 +61,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3)
 @Measurement(iterations = 8)
 public class ColdReadBenchmark {
-  static final int OBJECT_MIB = 64;
   private static final String BUCKET = "bench";
   private static final org.apache.hadoop.fs.Path OBJECT = new org.apache.hadoop.fs.Path("s3a://" + BUCKET + "/data/object.bin");
 
@@ -67,6 +73,9 @@ public class ColdReadBenchmark {
   @Param({"stream"})
   public String access;
 
+  @Param({"64"})
+  public int objectMib;
+
   static final int RANDOM_READS = 32;
 
   private S3Server server;
@@ -78,13 +87,15 @@ public class ColdReadBenchmark {
   private FileSystem fs;
   private long gets;
   private long invocations;
+  /** A port nothing listens on, for {@code rubix-metadata-down}. */
+  private int closedPort;
 
   @Setup(Level.Trial)
   public void startServer() throws Exception {
     dir = BenchFiles.newScratchDir("rubix-cold-");
     server = S3Server.inMemory();
     server.createBucket(BUCKET);
-    length = (long) OBJECT_MIB << 20;
+    length = (long) objectMib << 20;
     Configuration conf = baseConfiguration();
     conf.set("fs.s3a.input.stream.type", "classic");
     try (FileSystem writer = FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf);
@@ -97,22 +108,35 @@ public class ColdReadBenchmark {
     long megabytesPerSecond = Long.getLong("rubix.bench.bandwidth.mbps", 0);
     server.store().setBandwidth(megabytesPerSecond * 1_000_000);
     buffer = new byte[bufferSize];
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
   }
 
   @Setup(Level.Invocation)
   public void openFileSystem() throws IOException {
     cacheDir = dir.resolve("cache-" + invocation++);
     Configuration conf = baseConfiguration();
+    if (reader.startsWith("rubix")) {
+      conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
+      conf.set("fs.s3a.input.stream.type", "classic");
+      conf.set("rubix.cache.checksum.verify", reader.equals("rubix-first-read") ? "first-read" : "always");
+      conf.set("rubix.cache.dirs", cacheDir.toString());
+      conf.set("rubix.cache.jmx.enabled", "false");
+      // -Drubix.cache.<key>=<value> on the JMH command line (-jvmArgsAppend) overrides cache settings, for tuning runs
+      System.getProperties().stringPropertyNames().stream()
+          .filter(key -> key.startsWith("rubix.cache."))
+          .forEach(key -> conf.set(key, System.getProperty(key)));
+    }
     switch (reader) {
-      case "rubix", "rubix-first-read" -> {
-        conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
-        conf.set("rubix.cache.checksum.verify", reader.equals("rubix") ? "always" : "first-read");
-        conf.set("rubix.cache.dirs", cacheDir.toString());
-        conf.set("rubix.cache.jmx.enabled", "false");
-        // -Drubix.cache.<key>=<value> on the JMH command line (-jvmArgsAppend) overrides cache settings, for tuning runs
-        System.getProperties().stringPropertyNames().stream()
-            .filter(key -> key.startsWith("rubix.cache."))
-            .forEach(key -> conf.set(key, System.getProperty(key)));
+      case "rubix", "rubix-first-read" -> { }
+      // the cache declines the object: a path rule excludes it, its rule's quota is smaller than a block (as when
+      // spent), or the reader is set to use a BookKeeper daemon on a port nothing listens on
+      case "rubix-excluded" -> rule(conf, "action", "exclude");
+      case "rubix-quota" -> rule(conf, "quota", "4k");
+      case "rubix-metadata-down" -> {
+        conf.set("rubix.cluster.embedded.mode", "false");
+        conf.set("rubix.network.bookkeeper.server.port", Integer.toString(closedPort));
       }
       case "s3a-classic" -> conf.set("fs.s3a.input.stream.type", "classic");
       case "s3a-analytics" -> conf.set("fs.s3a.input.stream.type", "analytics");
@@ -121,6 +145,12 @@ public class ColdReadBenchmark {
     }
     fs = FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf);
     server.store().reset();
+  }
+
+  private static void rule(Configuration conf, String setting, String value) {
+    conf.set("rubix.cache.rules", "data");
+    conf.set("rubix.cache.rule.data.paths", "s3a://" + BUCKET + "/data/**");
+    conf.set("rubix.cache.rule.data." + setting, value);
   }
 
   @Benchmark

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * back with 64 KiB {@code read()} calls makes a handful of GETs (plain S3A {@code classic}: one), not one
  * per call, whether a rule excludes it, its rule's quota is spent, TinyLFU refuses it, the disk has no
  * room or the metadata service is down. Counted at a real S3 server; the bytes are compared too. Time is
- * measured side by side with plain S3A in {@code DeclinedReadBenchmark}, not here.
+ * measured side by side with plain S3A in {@code ColdReadBenchmark} (its declined readers), not here.
  */
 class DeclinedReadsTest {
   private static final int OBJECT = 16 << 20;

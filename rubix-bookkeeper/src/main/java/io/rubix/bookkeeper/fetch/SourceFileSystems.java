@@ -8,11 +8,11 @@ import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
+import io.rubix.hadoop.RangeReads;
 import io.rubix.hadoop.RecentStatuses;
 import io.rubix.hadoop.WrappedFileSystems;
 import io.rubix.spi.ObjectVersion;
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * follows {@code rubix.cache.freshness}: every fill in strict mode, at most every ttl in ttl mode,
  * once per version in immutable mode. Reads pass the checked status on, so S3A's ETag change
  * detection also refuses an object that changes between the check and the read. A read is one
- * request whose bytes are announced as they arrive (every {@value #ANNOUNCE_BYTES} bytes), so an owner
+ * request whose bytes are announced as they arrive (every {@value RangeReads#ANNOUNCE_BYTES} bytes), so an owner
  * can send them to its peer while it fetches them.
  */
 public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Closeable {
@@ -50,7 +50,6 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
   /** Most file systems (one per scheme and authority) open at once. */
   static final int MAX_FILE_SYSTEMS = 16;
   /** How many new bytes a read announces at once to whoever sends them on as they arrive. */
-  private static final int ANNOUNCE_BYTES = 64 * 1024;
   private static final String REMOTE_FILE_CHANGED = "org.apache.hadoop.fs.s3a.RemoteFileChangedException";
 
   private final Configuration conf;
@@ -97,21 +96,7 @@ public final class SourceFileSystems implements OwnerFetcher.SourceOpener, Close
         // random: the first read asks for [position, position + length), one request; the reads after it continue that request
         try (FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(path).withFileStatus(current)
             .opt(Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY, "random").build())) {
-          in.seek(position);
-          int read = 0;
-          int announced = 0;
-          while (read < length) {
-            int n = in.read(buffer, offset + read, length - read);
-            if (n < 0) {
-              throw new EOFException("Source " + path + " ended at " + (position + read) + ", reading [" + position + ", +" + length + ") of "
-                  + version);
-            }
-            read += n;
-            if (read - announced >= ANNOUNCE_BYTES || read == length) {
-              arrived.accept(read);
-              announced = read;
-            }
-          }
+          RangeReads.readFully(in, path + " of " + version, position, buffer, offset, length, arrived);
         } catch (FileNotFoundException e) {
           throw new StaleVersionException("Source no longer has " + version, e);
         } catch (IOException e) {
