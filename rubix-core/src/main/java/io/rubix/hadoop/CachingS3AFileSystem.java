@@ -42,6 +42,8 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
   private CachingSupport support;
   /** Whether S3A fails a GET of an object whose ETag is not the one in the status it was opened with. */
   private boolean etagChangeDetection;
+  /** Whether sources are S3A's classic stream, which with the random policy asks for exactly the range its first read asks for. */
+  private boolean classicSource;
   private final CachingSupport.SourceOpener sourceOpener = new CachingSupport.SourceOpener() {
     @Override
     public FSDataInputStream open(Path path, FileStatus status) throws IOException {
@@ -51,6 +53,11 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     @Override
     public boolean detectsChanges(FileStatus status) {
       return etagChangeDetection && HadoopApi.etagOf(status) != null;
+    }
+
+    @Override
+    public boolean streamsRanges() {
+      return classicSource;
     }
   };
 
@@ -64,6 +71,7 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     Configuration conf = new Configuration(originalConf);
     conf.set(S3A_STREAM_TYPE, conf.getTrimmed(CacheKeys.S3A_SOURCE_STREAM.name(), CacheKeys.S3A_SOURCE_STREAM.defaultValue()));
     super.initialize(name, conf);
+    this.classicSource = "classic".equalsIgnoreCase(conf.getTrimmed(S3A_STREAM_TYPE));
     String mode = conf.getTrimmed(Constants.CHANGE_DETECT_MODE, Constants.CHANGE_DETECT_MODE_DEFAULT).toLowerCase(Locale.ROOT);
     String source = conf.getTrimmed(Constants.CHANGE_DETECT_SOURCE, Constants.CHANGE_DETECT_SOURCE_DEFAULT).toLowerCase(Locale.ROOT);
     // "warn" only logs and "none" does nothing; a version id source needs a version id no status we convert carries

@@ -59,6 +59,16 @@ final class CachingSupport implements Closeable {
     default boolean detectsChanges(FileStatus status) {
       return false;
     }
+
+    /**
+     * Whether a stream this opens, once it seeks, asks the store for exactly the bytes its first read asks
+     * for, in one request that the later reads continue (S3A's classic stream with the random policy): a
+     * long range can then be read as it arrives ({@link RangeReads}). When not (a stream that would ask
+     * for the rest of the object, Hadoop 2.7's or another store's), a range is read with one positioned read.
+     */
+    default boolean streamsRanges() {
+      return false;
+    }
   }
 
   private final CacheEngine engine;

@@ -12,7 +12,8 @@ import org.apache.hadoop.fs.Path;
 /**
  * The source of one stream: each ranged read opens the wrapped file system's own stream at the
  * stream's status ({@link CachingSupport.SourceOpener}: no HEAD, random read policy, so one request for
- * the range) and reads the range from it, announcing the bytes as they arrive (every
+ * the range) and reads the range from it; where the opener's streams ask for exactly the range
+ * ({@link CachingSupport.SourceOpener#streamsRanges}), announcing the bytes as they arrive (every
  * {@value RangeReads#ANNOUNCE_BYTES} bytes), so that a reader waiting for the start of a long range takes it
  * before the rest is in.
  */
@@ -36,7 +37,7 @@ final class OpenedSource implements Source {
 
   @Override
   public void readFully(long position, byte[] buffer, int offset, int length, IntConsumer arrived) throws IOException {
-    if (length <= RangeReads.ANNOUNCE_BYTES) {
+    if (length <= RangeReads.ANNOUNCE_BYTES || !opener.streamsRanges()) {
       readFully(position, buffer, offset, length);
       arrived.accept(length);
       return;
