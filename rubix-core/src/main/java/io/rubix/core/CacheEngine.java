@@ -14,6 +14,7 @@ import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.BlockFiller;
 import io.rubix.core.read.BlockReader;
 import io.rubix.core.read.CachingInputStream;
+import io.rubix.core.read.InputBytes;
 import io.rubix.core.read.Source;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.CacheStatsBean;
@@ -131,7 +132,12 @@ public final class CacheEngine implements Closeable {
   }
 
   public CachingInputStream open(ObjectVersion version, Source source) {
-    return streams.open(reader, version, source, new StreamStats(stats), vectoredExecutor);
+    return open(version, source, InputBytes.NONE);
+  }
+
+  /** A stream of {@code version}, the bytes it returns counted in {@code inputBytes} (a file system's Hadoop statistics). */
+  public CachingInputStream open(ObjectVersion version, Source source, InputBytes inputBytes) {
+    return streams.open(reader, version, source, new StreamStats(stats), inputBytes, vectoredExecutor);
   }
 
   /** Fills blocks into this engine's cache for others (an owner node serving peers). */

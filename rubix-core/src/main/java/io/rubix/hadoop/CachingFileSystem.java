@@ -114,7 +114,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     if (support == null || !support.caches(qualified)) {
       return fs.open(path, bufferSize);
     }
-    return support.open(qualified, null, -1, fs::getFileStatus, this::openSource);
+    return support.open(qualified, null, -1, fs::getFileStatus, sourceOpener);
   }
 
   /**
@@ -140,7 +140,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
       return super.openFileWithOptions(path, parameters);
     }
     return support.openFile(makeQualified(path), parameters, OpenFileKeys.STANDARD,
-        fs::getFileStatus, this::openSource);
+        fs::getFileStatus, sourceOpener);
   }
 
   /**
@@ -181,10 +181,24 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     return LocatedStatuses.relocate(listing, status -> support.blockLocations(makeQualified(status.getPath()), status, 0, status.getLen()));
   }
 
-  /** The wrapped file system's stream: without a HEAD where its {@code openFile()} takes the status (Hadoop 3.3+). */
-  private FSDataInputStream openSource(Path path, FileStatus status) throws IOException {
-    return HadoopApi.OPEN_FILE ? OpenFileSource.open(fs, path, status) : fs.open(path);
-  }
+  /**
+   * The wrapped file system's streams: without a HEAD where its {@code openFile()} takes the status (Hadoop
+   * 3.3+); the bytes streams through the cache return are counted in the wrapped file system's statistics,
+   * where its own streams count theirs.
+   */
+  private final CachingSupport.SourceOpener sourceOpener = new CachingSupport.SourceOpener() {
+    @Override
+    public FSDataInputStream open(Path path, FileStatus status) throws IOException {
+      return HadoopApi.OPEN_FILE ? OpenFileSource.open(fs, path, status) : fs.open(path);
+    }
+
+    // deprecated in Hadoop 3, but the one way to the statistics object the wrapped file system's streams count into (and engines read)
+    @Override
+    @SuppressWarnings("deprecation")
+    public FileSystem.Statistics statistics() {
+      return FileSystem.getStatistics(fs.getUri().getScheme(), fs.getClass());
+    }
+  };
 
   @Override
   public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize, short replication,

@@ -16,6 +16,7 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
@@ -58,6 +59,11 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     @Override
     public boolean streamsRanges() {
       return classicSource;
+    }
+
+    @Override
+    public FileSystem.Statistics statistics() {
+      return statistics;
     }
   };
 

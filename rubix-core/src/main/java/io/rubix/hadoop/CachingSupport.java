@@ -14,6 +14,7 @@ import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.BlockAdmission;
+import io.rubix.core.read.InputBytes;
 import io.rubix.core.read.Source;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.ChannelOpener;
@@ -32,6 +33,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.AbstractFSBuilderImpl;
@@ -68,6 +70,14 @@ final class CachingSupport implements Closeable {
      */
     default boolean streamsRanges() {
       return false;
+    }
+
+    /**
+     * The Hadoop statistics the streams this opens count their bytes in, where a stream through the cache
+     * counts the bytes it returns ({@link InputBytes}: engines' input metrics); null to count nothing.
+     */
+    default FileSystem.Statistics statistics() {
+      return null;
     }
   }
 
@@ -198,7 +208,7 @@ final class CachingSupport implements Closeable {
       // the stream's first source read is checked against a fresh status; a stale version is not trusted again
       source = new VersionCheckedSource(source, path, status, lookup, () -> tracker.forget(path));
     }
-    return new FSDataInputStream(engine.open(version, source));
+    return new FSDataInputStream(engine.open(version, source, InputBytes.of(opener.statistics())));
   }
 
   /**

@@ -17,10 +17,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
@@ -49,6 +53,7 @@ class SparkS3EndToEndTest {
   private S3ServerProcess server;
   private SparkSession spark;
   private int bookKeeperPort;
+  private final AtomicLong inputBytes = new AtomicLong();
 
   @BeforeAll
   void start() throws IOException {
@@ -67,6 +72,14 @@ class SparkS3EndToEndTest {
       builder.config(entry.getKey(), entry.getValue());
     }
     spark = builder.getOrCreate();
+    spark.sparkContext().addSparkListener(new SparkListener() {
+      @Override
+      public void onTaskEnd(SparkListenerTaskEnd taskEnd) {
+        if (taskEnd.taskMetrics() != null) {
+          inputBytes.addAndGet(taskEnd.taskMetrics().inputMetrics().bytesRead());
+        }
+      }
+    });
     for (String table : TABLES) {
       Dataset<Row> data = TpcdsData.table(spark, table, SCALE).repartition(2);
       data.write().mode(SaveMode.Overwrite).orc(path("orc", table));
@@ -104,12 +117,12 @@ class SparkS3EndToEndTest {
   }
 
   @Test
-  void orcTpcdsQueriesMatchUncachedAndWarmRunServesNoData() throws IOException {
+  void orcTpcdsQueriesMatchUncachedAndWarmRunServesNoData() throws IOException, TimeoutException {
     compareAndCountWarm("orc", ORC_QUERIES);
   }
 
   @Test
-  void parquetTpcdsQueriesMatchUncachedAndWarmRunServesNoData() throws IOException {
+  void parquetTpcdsQueriesMatchUncachedAndWarmRunServesNoData() throws IOException, TimeoutException {
     compareAndCountWarm("parquet", PARQUET_QUERIES);
   }
 
@@ -159,23 +172,28 @@ class SparkS3EndToEndTest {
     throw new AssertionError("no ORC file under " + dir);
   }
 
-  private void compareAndCountWarm(String format, List<String> queries) throws IOException {
+  private void compareAndCountWarm(String format, List<String> queries) throws IOException, TimeoutException {
     for (String table : TABLES) {
       if (format.equals("orc") || List.of("date_dim", "store_sales", "item").contains(table)) {
         spark.read().format(format).load(path(format, table)).createOrReplaceTempView(table);
       }
     }
     caching(false);
+    long directInput = inputBytes();
     List<List<String>> direct = run(queries);
     S3ServerControl.Counters directCounters = server.reset();
+    directInput = inputBytes() - directInput;
     caching(true);
     List<List<String>> cold = run(queries);
     S3ServerControl.Counters coldCounters = server.reset();
     caching(true);
+    long warmInput = inputBytes();
     List<List<String>> warm = run(queries);
     S3ServerControl.Counters warmCounters = server.reset();
+    warmInput = inputBytes() - warmInput;
 
-    String counters = "direct " + directCounters + ", cold " + coldCounters + ", warm " + warmCounters;
+    String counters = "direct " + directCounters + ", cold " + coldCounters + ", warm " + warmCounters + "; input bytes in Spark's task metrics: direct "
+        + directInput + ", warm " + warmInput;
     System.err.println(format + ": " + counters);
     assertThat(direct).allSatisfy(rows -> assertThat(rows).isNotEmpty());
     assertThat(cold).isEqualTo(direct);
@@ -184,6 +202,14 @@ class SparkS3EndToEndTest {
     assertThat(warmCounters.bytes())
         .as("bytes served on the warm run: %s", counters)
         .isLessThanOrEqualTo(coldCounters.bytes() / 100);
+    // tasks served by the cache report their input as tasks reading S3 do (Spark's UI showed 0 B for them)
+    assertThat(warmInput).as("warm input bytes: %s", counters).isBetween(directInput / 2, directInput * 2);
+  }
+
+  /** The input bytes of every task that ended so far, as Spark's task metrics (and UI) report them. */
+  private long inputBytes() throws TimeoutException {
+    spark.sparkContext().listenerBus().waitUntilEmpty();
+    return inputBytes.get();
   }
 
   /**

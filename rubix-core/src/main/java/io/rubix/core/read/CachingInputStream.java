@@ -29,25 +29,28 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
   /** Creates streams; see {@link #factory()}. */
   @FunctionalInterface
   public interface Factory {
-    CachingInputStream open(BlockReader reader, ObjectVersion version, Source source, StreamStats stats, Executor vectoredExecutor);
+    CachingInputStream open(BlockReader reader, ObjectVersion version, Source source, StreamStats stats, InputBytes inputBytes,
+        Executor vectoredExecutor);
   }
 
   private final BlockReader reader;
   final ReadSession session;
+  private final InputBytes inputBytes;
   private final byte[] oneByte = new byte[1];
   @GuardedBy("this")
   private long position;
   private volatile boolean closed;
 
-  CachingInputStream(BlockReader reader, ObjectVersion version, Source source, StreamStats stats) {
+  CachingInputStream(BlockReader reader, ObjectVersion version, Source source, StreamStats stats, InputBytes inputBytes) {
     this.reader = requireNonNull(reader, "reader is null");
     this.session = reader.newSession(version, source, stats);
+    this.inputBytes = requireNonNull(inputBytes, "inputBytes is null");
   }
 
   /** The stream class for the Hadoop on the classpath, chosen once ({@link HadoopApi#STREAM_3}). */
   public static Factory factory() {
-    return HadoopApi.STREAM_3 ? Hadoop3CachingInputStream.FACTORY : (reader, version, source, stats, vectoredExecutor) ->
-        new CachingInputStream(reader, version, source, stats);
+    return HadoopApi.STREAM_3 ? Hadoop3CachingInputStream.FACTORY : (reader, version, source, stats, inputBytes, vectoredExecutor) ->
+        new CachingInputStream(reader, version, source, stats, inputBytes);
   }
 
   BlockReader reader() {
@@ -73,7 +76,9 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
   @Override
   public synchronized int read(ByteBuffer buffer) throws IOException {
     checkOpen();
+    long mark = inputBytes.mark();
     int n = reader.read(session, position, buffer);
+    inputBytes.returned(mark, n);
     if (n > 0) {
       position += n;
     }
@@ -84,7 +89,7 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
   public int read(long at, byte[] buffer, int offset, int length) throws IOException {
     checkReadArgs(at, buffer, offset, length);
     checkOpen();
-    return reader.read(session, at, ByteBuffer.wrap(buffer, offset, length));
+    return counted(at, ByteBuffer.wrap(buffer, offset, length));
   }
 
   @Override
@@ -96,7 +101,7 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
   /** A positioned read into {@code buffer} (Hadoop 3's {@code ByteBufferPositionedReadable}). */
   public int read(long at, ByteBuffer buffer) throws IOException {
     checkOpen();
-    return reader.read(session, at, buffer);
+    return counted(at, buffer);
   }
 
   /** A positioned read filling {@code buffer} (Hadoop 3's {@code ByteBufferPositionedReadable}). */
@@ -118,6 +123,7 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
       throw new EOFException(String.format(Locale.ROOT, "Read past end of file %s: position %d, length %d, file length %d",
           session.version.path(), at, buffer.remaining(), session.version.length()));
     }
+    long mark = inputBytes.mark();
     long next = at;
     while (buffer.hasRemaining()) {
       int n = stream ? reader.read(session, next, buffer) : reader.readDeclared(session, next, buffer);
@@ -126,6 +132,15 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
       }
       next += n;
     }
+    inputBytes.returned(mark, next - at);
+  }
+
+  /** A positioned read, its bytes counted in the file system's statistics. */
+  private int counted(long at, ByteBuffer buffer) throws IOException {
+    long mark = inputBytes.mark();
+    int n = reader.read(session, at, buffer);
+    inputBytes.returned(mark, n);
+    return n;
   }
 
   @Override

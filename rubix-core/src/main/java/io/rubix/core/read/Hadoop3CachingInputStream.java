@@ -33,8 +33,9 @@ public final class Hadoop3CachingInputStream extends CachingInputStream
 
   private final Executor vectoredExecutor;
 
-  private Hadoop3CachingInputStream(BlockReader reader, ObjectVersion version, Source source, StreamStats stats, Executor vectoredExecutor) {
-    super(reader, version, source, stats);
+  private Hadoop3CachingInputStream(BlockReader reader, ObjectVersion version, Source source, StreamStats stats, InputBytes inputBytes,
+      Executor vectoredExecutor) {
+    super(reader, version, source, stats, inputBytes);
     this.vectoredExecutor = requireNonNull(vectoredExecutor, "vectoredExecutor is null");
   }
 
