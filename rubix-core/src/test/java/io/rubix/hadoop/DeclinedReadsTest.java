@@ -82,6 +82,7 @@ class DeclinedReadsTest {
       assertThat(in.read()).isEqualTo(-1);
     }
     assertThat(Arrays.equals(read, data)).as("bytes of %s equal the object's", name).isTrue();
+    System.out.printf("DeclinedReadsTest: %s in 64 KiB reads, %d GETs%n", name, server.store().gets());
     return server.store().gets();
   }
 
