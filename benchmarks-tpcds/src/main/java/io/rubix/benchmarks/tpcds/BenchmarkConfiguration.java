@@ -37,8 +37,13 @@ enum BenchmarkConfiguration {
       + " before every query", Kind.ALLUXIO, alluxioSettings()),
   ALLUXIO_WARM("alluxio-warm", "S3A (classic stream, random reads) through Alluxio 2.9.6 LocalCacheFileSystem, 1 MiB pages, warmed by one"
       + " untimed run", Kind.ALLUXIO, alluxioSettings()),
-  LOCAL_FILE("local-file", "the same ORC files copied to local disk and read through file:// (page cache warm after one untimed run): the physical limit",
-      Kind.LOCAL, Map.of(
+  LOCAL_FILE("local-file", "the same ORC files copied to local disk and read through file:// with Hadoop's raw local file system, which"
+      + " reads no checksum files (page cache warm after one untimed run): the physical limit", Kind.LOCAL, Map.of(
+      "fs.s3a.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem",
+      "fs.s3a.input.stream.type", "classic",
+      "fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem")),
+  LOCAL_FILE_CHECKSUMMED("local-file-checksummed", "as local-file, read through Hadoop's default (checksummed) LocalFileSystem, which"
+      + " verifies the .crc files the copy wrote: what those checksums cost; not in the default run", Kind.LOCAL, Map.of(
       "fs.s3a.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem",
       "fs.s3a.input.stream.type", "classic"));
 
@@ -59,7 +64,12 @@ enum BenchmarkConfiguration {
 
   /** Whether the timed runs follow one untimed run of every query that fills the cache (or the page cache). */
   boolean warmedUp() {
-    return this == RUBIX_WARM || this == RUBIX_WARM_TTL || this == ALLUXIO_WARM || this == LOCAL_FILE;
+    return this == RUBIX_WARM || this == RUBIX_WARM_TTL || this == ALLUXIO_WARM || kind == Kind.LOCAL;
+  }
+
+  /** Whether a run without --configs measures it. */
+  boolean inDefaultRun() {
+    return this != LOCAL_FILE_CHECKSUMMED;
   }
 
   /** Whether the cache is emptied before every timed query. */

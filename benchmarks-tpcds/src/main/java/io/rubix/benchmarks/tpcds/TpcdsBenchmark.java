@@ -103,7 +103,7 @@ public final class TpcdsBenchmark {
       s3a.forEach(conf::set);
       BenchmarkConfiguration.S3A_CLASSIC.hadoopSettings().forEach(conf::set);
       generate(conf, s3a, tables);
-      if (options.configurations().contains(BenchmarkConfiguration.LOCAL_FILE)) {
+      if (options.configurations().stream().anyMatch(BenchmarkConfiguration::local)) {
         copyToLocalDisk(conf, tables);
       }
       FileSystem.closeAll();
@@ -232,7 +232,11 @@ public final class TpcdsBenchmark {
     }
   }
 
-  /** Copies the tables from the bucket to local disk once (untimed), for {@link BenchmarkConfiguration#LOCAL_FILE}. */
+  /**
+   * Copies the tables from the bucket to local disk once (untimed), for the {@link BenchmarkConfiguration#local} configurations,
+   * through Hadoop's checksummed local file system: it writes a .crc file beside each data file, which local-file-checksummed
+   * verifies and local-file (the raw local file system) does not read (Spark lists no file whose name starts with a dot).
+   */
   private void copyToLocalDisk(Configuration conf, Set<String> tables) throws IOException {
     FileSystem source = new org.apache.hadoop.fs.Path(root()).getFileSystem(conf);
     FileSystem local = FileSystem.getLocal(conf);
