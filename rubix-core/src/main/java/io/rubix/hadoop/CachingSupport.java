@@ -204,7 +204,7 @@ final class CachingSupport implements Closeable {
     }
     ObjectVersion version = tracker.versionOf(path, status);
     Source source = new OpenedSource(path, status, opener);
-    if (tracker.versionsMayChange() && !opener.detectsChanges(status)) {
+    if (tracker.versionsMayChange(path) && !opener.detectsChanges(status)) {
       // the stream's first source read is checked against a fresh status; a stale version is not trusted again
       source = new VersionCheckedSource(source, path, status, lookup, () -> tracker.forget(path));
     }

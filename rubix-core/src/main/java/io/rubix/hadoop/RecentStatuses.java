@@ -26,11 +26,17 @@ public final class RecentStatuses<K> {
 
   public static <K> RecentStatuses<K> of(CacheConfig config) {
     requireNonNull(config, "config is null");
-    if (config.freshness() == Freshness.STRICT) {
+    return of(config, config.freshness());
+  }
+
+  /** The statuses {@code freshness} lets a reader trust, with {@code config}'s ttl and size. */
+  public static <K> RecentStatuses<K> of(CacheConfig config, Freshness freshness) {
+    requireNonNull(config, "config is null");
+    if (freshness == Freshness.STRICT) {
       return new RecentStatuses<>(null);
     }
     Caffeine<Object, Object> builder = Caffeine.newBuilder().maximumSize(config.statusCacheEntries());
-    if (config.freshness() == Freshness.TTL) {
+    if (freshness == Freshness.TTL) {
       builder.expireAfterWrite(config.freshnessTtl());
     }
     return new RecentStatuses<>(builder.build());

@@ -4,15 +4,21 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.compat.HadoopApi;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.Freshness;
 import io.rubix.spi.ObjectVersion;
 import java.io.IOException;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Decides which version of an object an open reads, per the configured {@link Freshness}: strict asks
- * the source unless the engine handed over a status, ttl trusts a status seen recently, immutable
+ * Decides which version of an object an open reads, per the {@link Freshness} of its path (the first
+ * matching rule's {@code rubix.cache.rule.<name>.freshness}, else {@code rubix.cache.freshness}): strict
+ * asks the source unless the engine handed over a status, ttl trusts a status seen recently, immutable
  * trusts the first status of a path for good.
  */
 final class StatusTracker {
@@ -23,11 +29,27 @@ final class StatusTracker {
   }
 
   private final Freshness freshness;
-  private final RecentStatuses<Path> recent;
+  private final CacheRules rules;
+  /** The statuses each freshness mode in use trusts, kept apart: a ttl path's status expires, an immutable one's does not. */
+  private final Map<Freshness, RecentStatuses<Path>> recent = new EnumMap<>(Freshness.class);
 
   StatusTracker(CacheConfig config) {
     this.freshness = config.freshness();
-    this.recent = RecentStatuses.of(config);
+    this.rules = config.rules();
+    Set<Freshness> modes = EnumSet.of(freshness);
+    modes.addAll(rules.ruleFreshness());
+    for (Freshness mode : modes) {
+      recent.put(mode, RecentStatuses.of(config, mode));
+    }
+  }
+
+  /** The freshness of objects at {@code path} (qualified). */
+  private Freshness freshness(Path path) {
+    return rules.freshness(path.toString(), freshness);
+  }
+
+  private RecentStatuses<Path> recent(Path path) {
+    return recent.get(freshness(path));
   }
 
   /**
@@ -37,19 +59,20 @@ final class StatusTracker {
    */
   FileStatus resolve(Path path, FileStatus given, long knownLength, StatusLookup lookup) throws IOException {
     requireNonNull(path, "path is null");
+    RecentStatuses<Path> trusted = recent(path);
     if (given != null) {
-      recent.put(path, given);
+      trusted.put(path, given);
       return given;
     }
-    FileStatus known = recent.get(path);
+    FileStatus known = trusted.get(path);
     if (known != null) {
       return known;
     }
-    if (freshness == Freshness.IMMUTABLE && knownLength >= 0) {
+    if (freshness(path) == Freshness.IMMUTABLE && knownLength >= 0) {
       return new FileStatus(knownLength, false, 1, 0, 0, path);
     }
     FileStatus status = lookup.lookup(path);
-    recent.put(path, status);
+    trusted.put(path, status);
     return status;
   }
 
@@ -59,28 +82,28 @@ final class StatusTracker {
    * this way) so gets the version its stream reads, without a second HEAD.
    */
   FileStatus known(Path path) {
-    return recent.get(path);
+    return recent(path).get(path);
   }
 
-  /** Whether objects may change under a version this tracker resolved: false in immutable mode, where the user says they never do. */
-  boolean versionsMayChange() {
-    return freshness != Freshness.IMMUTABLE;
+  /** Whether the object at {@code path} may change under a version this tracker resolved: not when it is immutable, as the user says. */
+  boolean versionsMayChange(Path path) {
+    return freshness(path) != Freshness.IMMUTABLE;
   }
 
   /** Forgets what is known about {@code path}, after it was written, renamed or deleted through this file system. */
   void forget(Path path) {
-    recent.forget(path);
+    recent.values().forEach(statuses -> statuses.forget(path));
   }
 
   /** Forgets {@code path} and every path under it (a directory renamed or deleted through this file system). */
   void forgetTree(Path path) {
     String prefix = path.toString().endsWith("/") ? path.toString() : path + "/";
-    recent.forgetIf(p -> p.equals(path) || p.toString().startsWith(prefix));
+    recent.values().forEach(statuses -> statuses.forgetIf(p -> p.equals(path) || p.toString().startsWith(prefix)));
   }
 
   /** The version key of the object {@code status} describes. In immutable mode the path and length identify it. */
   ObjectVersion versionOf(Path qualifiedPath, FileStatus status) {
-    if (freshness == Freshness.IMMUTABLE) {
+    if (freshness(qualifiedPath) == Freshness.IMMUTABLE) {
       return new ObjectVersion(qualifiedPath.toString(), status.getLen(), 0, "");
     }
     String etag = HadoopApi.etagOf(status);

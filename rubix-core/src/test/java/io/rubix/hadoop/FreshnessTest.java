@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.config.CacheConfig;
 import io.rubix.core.read.StaleVersionException;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
@@ -215,6 +216,46 @@ class FreshnessTest {
       assertThat(server.store().heads()).isZero();
       assertThat(server.store().gets()).isZero();
     }
+  }
+
+  /**
+   * Per-rule freshness, as for a Delta table: its data files are immutable (no HEAD after the first open),
+   * its _last_checkpoint stays strict (a HEAD per open sees it overwritten), and paths no rule matches
+   * keep the file system's strict mode. A freshness on an exclude rule is refused, naming the key.
+   */
+  @Test
+  void aRuleGivesItsPathsTheirOwnFreshness() throws Exception {
+    URI bucket = URI.create("s3a://fresh/");
+    org.apache.hadoop.fs.Path data = new org.apache.hadoop.fs.Path("s3a://fresh/delta/t/part-" + (++objects) + ".parquet");
+    org.apache.hadoop.fs.Path checkpoint = new org.apache.hadoop.fs.Path("s3a://fresh/delta/t/_delta_log/_last_checkpoint");
+    org.apache.hadoop.fs.Path other = newObject();
+    Configuration conf = cachingConf("strict");
+    conf.set("rubix.cache.rules", "delta_log,delta");
+    conf.set("rubix.cache.rule.delta_log.paths", "s3a://fresh/delta/**/_delta_log/_last_checkpoint");
+    conf.set("rubix.cache.rule.delta.paths", "s3a://fresh/delta/");
+    conf.set("rubix.cache.rule.delta.freshness", "immutable");
+    try (FileSystem plain = FileSystem.newInstance(bucket, server.s3aConfiguration());
+        FileSystem cached = FileSystem.newInstance(bucket, conf)) {
+      for (org.apache.hadoop.fs.Path path : java.util.List.of(data, checkpoint, other)) {
+        write(plain, path, random(31));
+        readAndSettle(cached, path);
+      }
+      write(plain, checkpoint, random(32));
+      server.store().reset();
+      assertThat(readAndSettle(cached, data)).isEqualTo(random(31));
+      assertThat(server.store().heads()).as("an immutable data file: no HEAD").isZero();
+      assertThat(server.store().gets()).isZero();
+      assertThat(readAndSettle(cached, checkpoint)).as("a strict log file sees its overwrite").isEqualTo(random(32));
+      assertThat(server.store().heads()).isEqualTo(1);
+      readAndSettle(cached, other);
+      assertThat(server.store().heads()).as("no rule: the file system's strict mode").isEqualTo(2);
+    }
+    Configuration excluded = cachingConf("strict");
+    excluded.set("rubix.cache.rules", "tmp");
+    excluded.set("rubix.cache.rule.tmp.paths", "s3a://fresh/tmp/**");
+    excluded.set("rubix.cache.rule.tmp.action", "exclude");
+    excluded.set("rubix.cache.rule.tmp.freshness", "immutable");
+    assertThatThrownBy(() -> CacheConfig.from(excluded)).hasMessageContaining("rubix.cache.rule.tmp.freshness");
   }
 
   /**

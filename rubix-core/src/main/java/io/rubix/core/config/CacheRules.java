@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.config.ConfigKey;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -76,7 +77,16 @@ public record CacheRules(List<CacheRule> rules, RuleAction defaultAction) {
       }
       quota = Optional.of(RuleQuota.parse(quotaKey, reader.raw(quotaKey)));
     }
-    return new CacheRule(name, globs, action, quota);
+    ConfigKey freshnessKey = resolved(CacheKeys.RULE_FRESHNESS, name);
+    Optional<Freshness> freshness = Optional.empty();
+    if (reader.isSet(freshnessKey)) {
+      if (action == RuleAction.EXCLUDE) {
+        throw new InvalidConfigException(freshnessKey, reader.raw(freshnessKey), "no freshness on an exclude rule (its objects are read from the"
+            + " source, never cached): remove it or make the rule include");
+      }
+      freshness = Optional.of(reader.getEnum(freshnessKey, Freshness.class));
+    }
+    return new CacheRule(name, globs, action, quota, freshness);
   }
 
   private static ConfigKey resolved(ConfigKey key, String rule) {
@@ -103,6 +113,21 @@ public record CacheRules(List<CacheRule> rules, RuleAction defaultAction) {
       return defaultAction == RuleAction.INCLUDE;
     }
     return match(qualifiedPath).map(CacheRule::action).orElse(defaultAction) == RuleAction.INCLUDE;
+  }
+
+  /** The freshness of objects at {@code qualifiedPath}: the first matching rule's, else {@code otherwise}. */
+  public Freshness freshness(String qualifiedPath, Freshness otherwise) {
+    if (rules.isEmpty()) {
+      return otherwise;
+    }
+    return match(qualifiedPath).flatMap(CacheRule::freshness).orElse(otherwise);
+  }
+
+  /** The freshness modes the rules set, besides the file system's own. */
+  public Set<Freshness> ruleFreshness() {
+    Set<Freshness> modes = EnumSet.noneOf(Freshness.class);
+    rules.forEach(rule -> rule.freshness().ifPresent(modes::add));
+    return modes;
   }
 
   /** Whether any rule has a quota. */

@@ -32,6 +32,8 @@ public final class CacheKeys {
       "Comma-separated path globs of rule <name>: * matches within one path segment, ** (a whole segment) any number of segments, ? one character; a pattern ending in / matches everything below it. A pattern with a scheme (s3a://lake/warehouse/dim_*/**) is matched against the fully qualified path, one starting with / against the path without scheme and authority. No [, ], {, } or \\. Required for every rule listed.");
   public static final ConfigKey RULE_ACTION = new ConfigKey("rubix.cache.rule.<name>.action", "include",
       "include (objects of rule <name> are cached) or exclude (they are never cached: no grant, no space, reads go to the source; the daemon refuses grants for them whatever a client asks).");
+  public static final ConfigKey RULE_FRESHNESS = new ConfigKey("rubix.cache.rule.<name>.freshness", null,
+      "Optional freshness of objects of include rule <name>, instead of rubix.cache.freshness: strict, ttl or immutable (same meanings). Data files of Iceberg and Delta tables are never rewritten, so immutable is as correct as strict for them and costs no request per open; a table's log files that are overwritten in place (Delta's _delta_log/_last_checkpoint) stay strict. Not allowed on an exclude rule.");
   public static final ConfigKey RULE_QUOTA = new ConfigKey("rubix.cache.rule.<name>.quota", null,
       "Optional cap on the bytes charged to objects of include rule <name>, over all cache directories of the node: a size (20g) or a percentage of the node's total cap (15%). A grant that would exceed it first evicts the least recently used objects of the same rule, then is denied (the read goes to the source). Not allowed on an exclude rule.");
   public static final ConfigKey USAGE_PERCENTAGE = new ConfigKey("rubix.cache.usage.percentage", "80",
@@ -80,7 +82,7 @@ public final class CacheKeys {
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
     return List.of(ENABLED, BLOCK_SIZE, DIRS, DIR_PREFIX_LIST, DIR_SUFFIX, MAX_DISKS, MAX_SIZE, MAX_OBJECTS, EVICTION_POLICY, EXPIRE_AFTER_IDLE,
-        RULES, RULES_DEFAULT, RULE_PATHS, RULE_ACTION, RULE_QUOTA, USAGE_PERCENTAGE,
+        RULES, RULES_DEFAULT, RULE_PATHS, RULE_ACTION, RULE_QUOTA, RULE_FRESHNESS, USAGE_PERCENTAGE,
         FRESHNESS, FRESHNESS_TTL, STRICT_MODE, CHECKSUM_VERIFY, OPEN_FILES_MAX, LEASE_TIMEOUT, INFLIGHT_POLICY,
         INFLIGHT_WAIT_TIMEOUT, FETCH_THREADS, READAHEAD_MAX, FETCH_CHUNK, FETCH_TAIL, FETCH_WHOLE_MAX, TAIL_MEMORY, UNCACHED_READAHEAD_MEMORY, STATUS_CACHE_ENTRIES, JMX_ENABLED,
         WRAPPED_IMPL, S3A_SOURCE_STREAM);
