@@ -6,7 +6,6 @@ import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.InFlightPolicy;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.stats.CacheCounter;
-import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.core.store.BlockStore;
 import io.rubix.spi.ObjectVersion;
@@ -16,7 +15,6 @@ import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -41,7 +39,9 @@ import java.util.concurrent.Executor;
  *   <li>{@link SourceFetches}: granted blocks fetched from the source, written and committed; the sole
  *       owner of this JVM's in-flight buffers ({@link GrantedRuns}/{@link GrantedRun} end them);
  *   <li>{@link PeerBlocks}: blocks other nodes own, from those nodes (only with peer reads);
- *   <li>{@link Fills}: read-ahead and {@link BlockFiller} fills, fetched for nobody's read;
+ *   <li>{@link StatusWindows}: the status window around a read, and what it starts fetching ahead of it
+ *       (read-ahead, vectored groups) through {@link Fills}, fetched for nobody's read;
+ *   <li>{@link TailReads}: objects' tails (footers) from memory;
  *   <li>{@link SourceReads}: bytes the cache does not serve, from the source as a plain stream with read-ahead
  *       would read them (held in the stream's memory), the fallback of them all.
  * </ul>
@@ -55,17 +55,7 @@ import java.util.concurrent.Executor;
  * file so that a reader follows a read from top to bottom; everything that touches bytes is in the parts.
  */
 public final class BlockReader {
-  /** Bytes a status call covers beyond the read that needs it (at least 64 blocks): the same round trips per byte whatever the block size. */
-  private static final long STATUS_WINDOW_BYTES = 64L << 20;
-  /**
-   * Objects of at most this many blocks are asked about whole: an answer of at most 5 KiB (a state and a
-   * CRC per block) that the service builds run by run, a word per 64 blocks when they are cached.
-   */
-  static final int WHOLE_OBJECT_STATUS_BLOCKS = 1024;
-
   private final int blockSize;
-  /** Blocks a status call covers beyond the read that needs it. */
-  private final int statusWindow;
   private final int chunkBlocks;
   private final int readAheadMaxBlocks;
   private final InFlightPolicy inFlightPolicy;
@@ -74,15 +64,14 @@ public final class BlockReader {
   private final Executor fetchExecutor;
   private final FailurePolicy failures;
   private final FetchExtent extent;
-  private final TailMemory tails;
+  private final TailReads tails;
   private final Admission admission;
   private final CachedBlocks cached;
   private final SourceFetches fetches;
-  private final Fills fills;
+  private final StatusWindows windows;
+  private final BlockFiller filler;
   private final SourceReads sourceReads;
   private final UncachedMemory uncachedMemory;
-  /** Gives back the memory of streams collected without a close (their held bytes would otherwise stay reserved). */
-  private final Cleaner unclosedStreams = Cleaner.create();
   /** Blocks from their owners, or null without peer reads. */
   private final PeerBlocks peers;
 
@@ -109,7 +98,6 @@ public final class BlockReader {
     this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
     requireNonNull(writeExecutor, "writeExecutor is null");
     this.blockSize = config.blockSize();
-    this.statusWindow = (int) Math.min(CacheMetadataService.MAX_BLOCKS_PER_CALL, Math.max(64, STATUS_WINDOW_BYTES / blockSize));
     if (service.blockSize() != blockSize) {
       throw new IllegalArgumentException("Block size " + blockSize + " differs from the cache metadata service's " + service.blockSize());
     }
@@ -119,14 +107,16 @@ public final class BlockReader {
     this.inFlightWaitMillis = config.inFlightWaitTimeout().toMillis();
     this.failures = FailurePolicy.of(config);
     this.extent = new FetchExtent(blockSize, config.fetchTailSize(), config.fetchWholeMax());
-    this.tails = new TailMemory(config.fetchTailSize(), config.tailMemorySize());
     this.admission = new Admission(admission, blockSize);
     this.cached = new CachedBlocks(blockSize, store, service, failures, reportExecutor);
+    this.tails = new TailReads(blockSize, new TailMemory(config.fetchTailSize(), config.tailMemorySize()), service, cached);
     this.fetches = new SourceFetches(blockSize, chunkBlocks, service, store, writeExecutor, failures, config.inFlightWaitTimeout());
     this.sourceReads = new SourceReads(blockSize, chunkBlocks, fetchExecutor);
     this.uncachedMemory = new UncachedMemory(config.uncachedReadAheadMemory());
     // blocks this node does not admit are read ahead from their owners when there are peers, else from the source
-    this.fills = new Fills(service, fetches, this.admission, fetchExecutor, sourceReads, peers == null, failures);
+    Fills fills = new Fills(service, fetches, this.admission, fetchExecutor, sourceReads, peers == null, failures);
+    this.filler = new BlockFiller(fills, fetches, blockSize);
+    this.windows = new StatusWindows(blockSize, service, fills);
     this.peers = peers == null ? null : new PeerBlocks(peers, blockSize, chunkBlocks, this.admission, fetchExecutor);
   }
 
@@ -136,14 +126,11 @@ public final class BlockReader {
 
   /** A filler that fetches into this reader's cache. */
   public BlockFiller filler() {
-    return new BlockFiller(fills, fetches, blockSize);
+    return filler;
   }
 
   ReadSession newSession(ObjectVersion version, Source source, StreamStats stats) {
-    ReadSession session = new ReadSession(version, source, stats, blockSize, uncachedMemory);
-    // the action holds the held bytes, not the session: the session (and its stream) can then be collected
-    unclosedStreams.register(session, session.held::clear);
-    return session;
+    return uncachedMemory.track(new ReadSession(version, source, stats, blockSize, uncachedMemory));
   }
 
   /** Bytes the streams of this reader hold because the cache declined them (see {@link SourceReads}). */
@@ -186,42 +173,11 @@ public final class BlockReader {
   }
 
   /**
-   * Before a vectored read's ranges are read in parallel: starts fetching the missing blocks of the
-   * bytes {@code [from, to)} that a group of its ranges spans (ranges whose blocks touch or overlap, as a
-   * columnar reader's adjacent column chunks do), one ranged read per run of missing blocks instead of
-   * one per range, and returns without waiting. The ranges' reads then copy those blocks from this
-   * fetch. Best effort like read-ahead: whatever it does not start, the ranges fetch themselves.
+   * Before a vectored read's ranges are read in parallel: starts fetching the blocks of the group of them
+   * that spans {@code [from, to)}, one ranged read per run of missing blocks ({@link StatusWindows#fetchGroup}).
    */
   void fetchGroup(ReadSession s, long from, long to) {
-    int first = block(from);
-    int end = block(to - 1) + 1;
-    if (end - first > CacheMetadataService.MAX_BLOCKS_PER_CALL) {
-      return;
-    }
-    BlockRange status = s.recentStatus;
-    if (status == null || !status.covers(first, end)) {
-      try {
-        // the ranges' reads use this answer too: a warm group costs one status call, a cold one no more than before
-        status = statusFrom(s, first, end);
-      } catch (IOException | RuntimeException e) {
-        return;
-      }
-      s.recentStatus = status;
-    }
-    fetchUncached(s, status, first, end, false);
-  }
-
-  /** Starts fetching the blocks of {@code [first, end)} that {@code known} does not say are cached, as a stream's read-ahead when {@code readAhead}. */
-  private void fetchUncached(ReadSession s, BlockRange known, int first, int end, boolean readAhead) {
-    int b = first;
-    while (b < end) {
-      boolean cachedRun = known.state(b) == BlockState.CACHED;
-      int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
-      if (!cachedRun) {
-        fills.fetchAhead(s, b, runEnd, readAhead);
-      }
-      b = runEnd;
-    }
+    windows.fetchGroup(s, from, to);
   }
 
   private int read(ReadSession s, long position, ByteBuffer dst, boolean stream) throws IOException {
@@ -236,16 +192,14 @@ public final class BlockReader {
       return -1;
     }
     int n = (int) Math.min(dst.remaining(), length - position);
-    boolean inTail = tails.inTail(s.version, position);
-    if (inTail && tails.read(s.version, position, n, dst)) {
-      s.stats.add(CacheCounter.HIT_BYTES, n);
-      s.stats.add(CacheCounter.TAIL_MEMORY_BYTES, n);
+    boolean inTail = tails.inTail(s, position);
+    if (inTail && tails.read(s, position, n, dst)) {
       dst.position(dst.position() + n);
       return n;
     }
     int[] readAhead = stream ? s.noteRead(position, n, blockSize, readAheadMaxBlocks, chunkBlocks) : null;
     if (readAhead != null) {
-      readAhead(s, block(position), block(position + n - 1) + 1, readAhead[0], readAhead[1]);
+      windows.readAhead(s, block(position), block(position + n - 1) + 1, readAhead[0], readAhead[1]);
     }
     if (stream && peers != null && !admission.all()) {
       peers.readAhead(s, block(position), block(position + n - 1));
@@ -265,95 +219,10 @@ public final class BlockReader {
     }
     if (inTail) {
       // the tail was not in memory when this read began
-      keepTail(s, position, n, dst);
+      tails.keep(s, position, n, dst);
     }
     dst.position(dst.position() + n);
     return n;
-  }
-
-  /**
-   * Keeps the object's tail in memory after a read of its bytes {@code [position, position + n)}, which
-   * {@code dst} holds from its position on: copied from the read when it covered the whole tail, else
-   * read from the cache (and verified like any cached read) when the tail is cached. Best effort: a
-   * failure leaves the next tail read to try again.
-   */
-  private void keepTail(ReadSession s, long position, int n, ByteBuffer dst) {
-    long from = tails.tailStart(s.version.length());
-    byte[] tail = new byte[(int) (s.version.length() - from)];
-    if (position <= from && position + n == s.version.length()) {
-      dst.get(dst.position() + (int) (from - position), tail);
-      tails.put(s.version, tail);
-      return;
-    }
-    int first = block(from);
-    try {
-      BlockRange status = s.recentStatus;
-      if (status == null || !status.covers(first, s.blockCount)) {
-        status = service.status(s.version, first, s.blockCount, first); // a load into memory: CachedBlocks does not report it
-      }
-      if (!status.allCached(first, s.blockCount)) {
-        return;
-      }
-      // read for memory, not for the reader: only what went wrong counts in the stream's counters, not as hits
-      ReadSession load = new ReadSession(s.version, s.source, new StreamStats(new CacheStats()), blockSize);
-      try {
-        if (cached.read(load, status, first, s.blockCount, new Span(from, ByteBuffer.wrap(tail))) == null) {
-          tails.put(s.version, tail);
-        }
-      } finally {
-        for (CacheCounter counter : CacheCounter.values()) {
-          long value = load.stats.get(counter);
-          if (value != 0 && counter != CacheCounter.HIT_BYTES && counter != CacheCounter.HIT_BLOCKS) {
-            s.stats.add(counter, value);
-          }
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // the cache's own failure handling counted it; the next read of the tail reads the cache or the source
-    }
-  }
-
-  /**
-   * Reads ahead blocks {@code [first, end)} after a read of blocks {@code [readFirst, readEnd)}, all but the
-   * ones the recent status says are cached: a warm sequential stream then makes no {@code acquire} round
-   * trip for its read-ahead. When that status says the read's own blocks are cached but does not reach
-   * the end of the read-ahead, it is renewed from the read's first block (the read then uses the new one), so
-   * a warm stream asks once per {@link #statusWindow} blocks or so and nothing more. A cached block that
-   * the status wrongly still names (evicted since) is only not read ahead: the read that reaches it
-   * finds it gone and fetches it.
-   */
-  private void readAhead(ReadSession s, int readFirst, int readEnd, int first, int end) {
-    BlockRange status = s.recentStatus;
-    boolean warm = status != null && status.covers(readFirst, readEnd) && status.allCached(readFirst, readEnd);
-    if (warm && !status.covers(readFirst, end) && end - readFirst <= CacheMetadataService.MAX_BLOCKS_PER_CALL) {
-      try {
-        status = statusFrom(s, readFirst, end);
-        s.recentStatus = status;
-      } catch (IOException | RuntimeException e) {
-        // best effort like the read-ahead itself: the read asks again and handles the failure
-        status = null;
-      }
-    }
-    if (status == null || !status.covers(first, end)) {
-      fills.fetchAhead(s, first, end, true);
-      return;
-    }
-    fetchUncached(s, status, first, end, true);
-  }
-
-  /**
-   * The status of blocks {@code [first, end)} and of the blocks around them: all of the object's when it
-   * has at most {@link #WHOLE_OBJECT_STATUS_BLOCKS} (so a stream of it, random or sequential, asks once
-   * while its blocks stay cached), else up to {@link #statusWindow} blocks ahead of {@code first} (and
-   * before it when the object ends sooner). The service counts a read at {@code first} (the eviction
-   * policy's frequency) and none of the blocks as read: {@link CachedBlocks} reports the blocks read, which
-   * are not those an answer names (a random reader reads few of them, and reads blocks of an earlier answer
-   * without asking again).
-   */
-  private BlockRange statusFrom(ReadSession s, int first, int end) throws IOException {
-    int window = s.blockCount <= WHOLE_OBJECT_STATUS_BLOCKS ? s.blockCount : statusWindow;
-    int from = Math.max(0, Math.min(first, s.blockCount - window));
-    return service.status(s.version, from, Math.max(end, Math.min(s.blockCount, from + window)), first);
   }
 
   private void readRange(ReadSession s, Span target) throws IOException {
@@ -363,7 +232,7 @@ public final class BlockReader {
     if (status == null || !status.covers(first, end) || !cachedOrOwnedElsewhere(s, status, first, end)) {
       try {
         // one answer for the blocks ahead too: a warm sequential stream then asks once per status window
-        status = statusFrom(s, first, end);
+        status = windows.statusFrom(s, first, end);
       } catch (IOException | RuntimeException e) {
         failures.metadataFailure(s, e);
         sourceReads.read(s, target);

@@ -68,7 +68,7 @@ final class Fills {
       if (admitted) {
         fetchAheadAdmitted(s, b, runEnd, readAhead);
       } else if (notAdmittedFromSource) {
-        readAheadDeclined(s, b, runEnd, readAhead, CacheCounter.NON_OWNER_SOURCE_BYTES);
+        s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, readAheadDeclined(s, b, runEnd, readAhead));
       }
       b = runEnd;
     }
@@ -83,7 +83,7 @@ final class Fills {
       if (failures.fallsBack()) {
         // as the reads would: in strict mode they fail instead, so nothing is read for them
         s.stats.add(CacheCounter.FALLBACK_METADATA, 1);
-        readAheadDeclined(s, first, end, readAhead, null);
+        readAheadDeclined(s, first, end, readAhead);
       }
       return;
     }
@@ -92,7 +92,7 @@ final class Fills {
       int runEnd = BlockRuns.end(b, end, x -> declined(lease.state(x)) ? 1 : 0);
       if (declinedRun) {
         s.stats.add(CacheCounter.FALLBACK_NO_SPACE, runEnd - b);
-        readAheadDeclined(s, b, runEnd, readAhead, null);
+        readAheadDeclined(s, b, runEnd, readAhead);
       }
       b = runEnd;
     }
@@ -125,15 +125,11 @@ final class Fills {
 
   /**
    * Starts reading blocks {@code [first, end)}, which the cache declined, into the stream's memory, as a
-   * stream's read-ahead when {@code stream} (else a vectored read's group); the bytes it reads counted in
-   * {@code bytes} (may be null).
+   * stream's read-ahead when {@code stream} (else a vectored read's group); returns the bytes it started reading.
    */
-  private void readAheadDeclined(ReadSession s, int first, int end, boolean stream, CacheCounter bytes) {
+  private long readAheadDeclined(ReadSession s, int first, int end, boolean stream) {
     int blockSize = fetches.blockSize();
-    long read = declined.readAhead(s, (long) first * blockSize, (long) end * blockSize, stream);
-    if (bytes != null) {
-      s.stats.add(bytes, read);
-    }
+    return declined.readAhead(s, (long) first * blockSize, (long) end * blockSize, stream);
   }
 
   /**

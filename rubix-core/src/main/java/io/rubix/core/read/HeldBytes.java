@@ -34,6 +34,8 @@ final class HeldBytes {
   private final int blockSize;
   @GuardedBy("this")
   private final TreeMap<Long, Chunk> chunks = new TreeMap<>();
+  /** Whether {@link #chunks} holds any: read without the lock on every read of the stream, written under it. */
+  private volatile boolean holding;
 
   HeldBytes(UncachedMemory memory, int blockSize) {
     this.memory = requireNonNull(memory, "memory is null");
@@ -50,6 +52,7 @@ final class HeldBytes {
     }
     Chunk chunk = new Chunk(start, length, new ArrivingBytes(blockOf(start)));
     chunks.put(start, chunk);
+    holding = true;
     return chunk;
   }
 
@@ -67,6 +70,7 @@ final class HeldBytes {
     arrived.start(bytes);
     arrived.complete();
     chunks.put(start, new Chunk(start, bytes.length, arrived));
+    holding = true;
     return true;
   }
 
@@ -91,6 +95,7 @@ final class HeldBytes {
   synchronized void remove(Chunk chunk) {
     if (chunks.remove(chunk.start(), chunk)) {
       memory.release(chunk.length());
+      holding = !chunks.isEmpty();
     }
   }
 
@@ -105,6 +110,7 @@ final class HeldBytes {
       it.remove();
       memory.release(chunk.length());
     }
+    holding = !chunks.isEmpty();
   }
 
   /** Drops every chunk. */
@@ -113,9 +119,11 @@ final class HeldBytes {
       memory.release(chunk.length());
     }
     chunks.clear();
+    holding = false;
   }
 
-  synchronized boolean isEmpty() {
-    return chunks.isEmpty();
+  /** Whether no chunk is held: one volatile read, for the reads of a stream that holds none (most). */
+  boolean isEmpty() {
+    return !holding;
   }
 }

@@ -1,16 +1,20 @@
 package io.rubix.core.read;
 
+import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The memory budget for bytes read from the source that the cache does not keep and that streams hold
  * for their next reads ({@code rubix.cache.uncached.readahead.memory}): one per {@link BlockReader}, so
  * per file system instance, shared by its streams. A stream reserves before it reads ahead and gives
- * back when it drops the bytes ({@link HeldBytes} does both, exactly once per chunk).
+ * back when it drops the bytes ({@link HeldBytes} does both, exactly once per chunk), or when the stream is
+ * collected without a close ({@link #track}).
  */
 final class UncachedMemory {
   private final long limit;
   private final AtomicLong reserved = new AtomicLong();
+  /** Gives back the memory of sessions collected without a close (their held bytes would otherwise stay reserved). */
+  private final Cleaner unclosed = Cleaner.create();
 
   UncachedMemory(long limit) {
     if (limit < 0) {
@@ -34,6 +38,13 @@ final class UncachedMemory {
 
   void release(long bytes) {
     reserved.addAndGet(-bytes);
+  }
+
+  /** Gives back what {@code session} holds when it is collected, closed or not; returns it. */
+  ReadSession track(ReadSession session) {
+    // the action holds the held bytes, not the session: the session (and its stream) can then be collected
+    unclosed.register(session, session.held::clear);
+    return session;
   }
 
   /** Bytes reserved now. */
