@@ -9,6 +9,7 @@ import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.ConflictingCacheException;
+import io.rubix.core.config.Freshness;
 import io.rubix.core.peer.PeerClient;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
@@ -198,13 +199,14 @@ final class CachingSupport implements Closeable {
    */
   FSDataInputStream open(Path path, FileStatus given, long knownLength, StatusTracker.StatusLookup lookup, SourceOpener opener)
       throws IOException {
-    FileStatus status = tracker.resolve(path, given, knownLength, lookup);
+    Freshness freshness = tracker.freshness(path);
+    FileStatus status = tracker.resolve(path, freshness, given, knownLength, lookup);
     if (status.isDirectory()) {
       throw new FileNotFoundException("Cannot open directory " + path + " for reading");
     }
-    ObjectVersion version = tracker.versionOf(path, status);
+    ObjectVersion version = StatusTracker.versionOf(path, freshness, status);
     Source source = new OpenedSource(path, status, opener);
-    if (tracker.versionsMayChange(path) && !opener.detectsChanges(status)) {
+    if (StatusTracker.versionsMayChange(freshness) && !opener.detectsChanges(status)) {
       // the stream's first source read is checked against a fresh status; a stale version is not trusted again
       source = new VersionCheckedSource(source, path, status, lookup, () -> tracker.forget(path));
     }

@@ -43,8 +43,8 @@ final class StatusTracker {
     }
   }
 
-  /** The freshness of objects at {@code path} (qualified). */
-  private Freshness freshness(Path path) {
+  /** The freshness of objects at {@code path} (qualified): what an open passes to the calls below, matched once. */
+  Freshness freshness(Path path) {
     return rules.freshness(path.toString(), freshness);
   }
 
@@ -53,13 +53,13 @@ final class StatusTracker {
   }
 
   /**
-   * The status to read {@code path} at: {@code given} when the caller passed one, else a recent one
-   * when the freshness mode allows it (in immutable mode a length the caller passed is enough), else
-   * the source's answer.
+   * The status to read {@code path}, of {@code freshness}, at: {@code given} when the caller passed one,
+   * else a recent one when the freshness mode allows it (in immutable mode a length the caller passed is
+   * enough), else the source's answer.
    */
-  FileStatus resolve(Path path, FileStatus given, long knownLength, StatusLookup lookup) throws IOException {
+  FileStatus resolve(Path path, Freshness freshness, FileStatus given, long knownLength, StatusLookup lookup) throws IOException {
     requireNonNull(path, "path is null");
-    RecentStatuses<Path> trusted = recent(path);
+    RecentStatuses<Path> trusted = recent.get(freshness);
     if (given != null) {
       trusted.put(path, given);
       return given;
@@ -68,7 +68,7 @@ final class StatusTracker {
     if (known != null) {
       return known;
     }
-    if (freshness(path) == Freshness.IMMUTABLE && knownLength >= 0) {
+    if (freshness == Freshness.IMMUTABLE && knownLength >= 0) {
       return new FileStatus(knownLength, false, 1, 0, 0, path);
     }
     FileStatus status = lookup.lookup(path);
@@ -85,9 +85,9 @@ final class StatusTracker {
     return recent(path).get(path);
   }
 
-  /** Whether the object at {@code path} may change under a version this tracker resolved: not when it is immutable, as the user says. */
-  boolean versionsMayChange(Path path) {
-    return freshness(path) != Freshness.IMMUTABLE;
+  /** Whether objects of {@code freshness} may change under a version this tracker resolved: not immutable ones, as the user says. */
+  static boolean versionsMayChange(Freshness freshness) {
+    return freshness != Freshness.IMMUTABLE;
   }
 
   /** Forgets what is known about {@code path}, after it was written, renamed or deleted through this file system. */
@@ -101,9 +101,9 @@ final class StatusTracker {
     recent.values().forEach(statuses -> statuses.forgetIf(p -> p.equals(path) || p.toString().startsWith(prefix)));
   }
 
-  /** The version key of the object {@code status} describes. In immutable mode the path and length identify it. */
-  ObjectVersion versionOf(Path qualifiedPath, FileStatus status) {
-    if (freshness(qualifiedPath) == Freshness.IMMUTABLE) {
+  /** The version key of the object {@code status} describes, of {@code freshness}. When immutable, the path and length identify it. */
+  static ObjectVersion versionOf(Path qualifiedPath, Freshness freshness, FileStatus status) {
+    if (freshness == Freshness.IMMUTABLE) {
       return new ObjectVersion(qualifiedPath.toString(), status.getLen(), 0, "");
     }
     String etag = HadoopApi.etagOf(status);
