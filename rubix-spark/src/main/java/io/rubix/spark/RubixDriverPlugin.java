@@ -1,6 +1,7 @@
 package io.rubix.spark;
 
 import io.rubix.core.cluster.ClusterConfig;
+import io.rubix.spark.sql.RubixExtensions;
 import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.config.ClusterKeys;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.PluginContext;
@@ -34,6 +36,9 @@ final class RubixDriverPlugin implements DriverPlugin {
   /** Spark key: a file the driver keeps the executor hosts in. */
   static final String NODES_FILE = "spark.rubix.nodes.file";
 
+  /** Spark's static key naming the session extensions. */
+  static final String EXTENSIONS = "spark.sql.extensions";
+
   private static final Logger LOG = LoggerFactory.getLogger(RubixDriverPlugin.class);
 
   private final Map<String, ExecutorRegistration> executors = new ConcurrentHashMap<>();
@@ -43,6 +48,7 @@ final class RubixDriverPlugin implements DriverPlugin {
 
   @Override
   public Map<String, String> init(SparkContext context, PluginContext pluginContext) {
+    addExtensions(pluginContext.conf());
     hadoopConf = context.hadoopConfiguration();
     String mode = SparkHadoopConf.PREFIX + BookKeeperKeys.EMBEDDED_MODE.name();
     if (!context.getConf().contains(mode)) {
@@ -65,6 +71,22 @@ final class RubixDriverPlugin implements DriverPlugin {
       }
     });
     return Collections.emptyMap();
+  }
+
+  /**
+   * Adds {@link RubixExtensions} to {@value #EXTENSIONS} of the SparkContext's configuration, which
+   * sessions read when they are built, after the context (and this plugin) started; not on a Spark
+   * whose scan node it cannot extend.
+   */
+  static void addExtensions(SparkConf conf) {
+    if (!RubixExtensions.supported()) {
+      return;
+    }
+    String extension = RubixExtensions.class.getName();
+    String current = conf.get(EXTENSIONS, "").trim();
+    if (!List.of(current.split("\\s*,\\s*")).contains(extension)) {
+      conf.set(EXTENSIONS, current.isEmpty() ? extension : current + "," + extension);
+    }
   }
 
   @Override

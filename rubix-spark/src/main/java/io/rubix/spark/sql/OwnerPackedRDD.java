@@ -1,0 +1,50 @@
+package io.rubix.spark.sql;
+
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.Partition;
+import org.apache.spark.TaskContext;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.datasources.FilePartition;
+import org.apache.spark.sql.execution.datasources.FileScanRDD;
+import scala.collection.Iterator;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.reflect.ClassTag$;
+
+/**
+ * The pieces of a {@link FileScanRDD} regrouped into other tasks: each task reads its pieces with the
+ * scan's own reader ({@code FileScanRDD.compute} reads whatever pieces its partition names), so rows,
+ * input metrics and error handling are the scan's; only which pieces run together, and so where,
+ * changes.
+ */
+final class OwnerPackedRDD extends RDD<InternalRow> {
+  private static final long serialVersionUID = 1L;
+
+  private final FileScanRDD scan;
+  // like FileScanRDD's own partitions: needed on the driver only, not shipped with every task
+  private final transient FilePartition[] tasks;
+
+  OwnerPackedRDD(FileScanRDD scan, List<FilePartition> tasks) {
+    super(scan.context(), CollectionConverters.asScala(List.<org.apache.spark.Dependency<?>>of()).toList(),
+        ClassTag$.MODULE$.apply(InternalRow.class));
+    this.scan = scan;
+    this.tasks = tasks.toArray(FilePartition[]::new);
+  }
+
+  @Override
+  public Iterator<InternalRow> compute(Partition split, TaskContext context) {
+    return scan.compute(split, context);
+  }
+
+  @Override
+  public Partition[] getPartitions() {
+    return Arrays.copyOf(tasks, tasks.length, Partition[].class);
+  }
+
+  @Override
+  public Seq<String> getPreferredLocations(Partition split) {
+    return CollectionConverters.asScala(Arrays.asList(((FilePartition) split).preferredLocations())).toList();
+  }
+}
