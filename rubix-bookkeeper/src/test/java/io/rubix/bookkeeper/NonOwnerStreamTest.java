@@ -8,6 +8,7 @@ import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.config.ClusterKeys;
 import io.rubix.testing.S3Server;
@@ -18,6 +19,8 @@ import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.EtagSource;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -34,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NonOwnerStreamTest {
   private static final int OBJECT = 16 << 20;
   private static final int READ = 64 << 10;
+  private static final int BLOCK = 1 << 20;
   private static S3Server s3;
   @TempDir
   Path tmp;
@@ -71,6 +75,55 @@ class NonOwnerStreamTest {
   @Test
   void aNonOwnerWhoseOwnerDoesNotServe() throws Exception {
     streamOwnedByNode2(false);
+  }
+
+  /**
+   * A reader whose node runs no BookKeeper (a Spark driver reading footers, a node whose daemon is down)
+   * still reads the blocks other nodes own from their caches: node 2 caches the object, node 1's daemon
+   * stops, and node 1's reader gets every byte from node 2 without a GET.
+   */
+  @Test
+  void aReaderWithoutItsBookKeeperReadsWhatOwnersCached() throws Exception {
+    TestCluster.assumeBindable(2);
+    cluster = TestCluster.builder(tmp, 2)
+        .blockSize(BLOCK)
+        .client(ClusterKeys.FILESPLIT_SIZE.name(), "64m")
+        .client(CacheKeys.READAHEAD_MAX.name(), CacheKeys.READAHEAD_MAX.defaultValue())
+        .startInProcess();
+    String path = ownedByNode2();
+    byte[] data = new byte[OBJECT];
+    new Random(23).nextBytes(data);
+    try (FileSystem writer = FileSystem.newInstance(URI.create("s3a://bucket/"), s3.s3aConfiguration());
+        FSDataOutputStream out = writer.create(new org.apache.hadoop.fs.Path(path))) {
+      out.write(data);
+    }
+    try (FileSystem owner = FileSystem.newInstance(URI.create("s3a://bucket/"), cluster.clientConf(2, s3.s3aConfiguration()));
+        FSDataInputStream in = owner.open(new org.apache.hadoop.fs.Path(path))) {
+      in.readFully(0, new byte[OBJECT]);
+    }
+    FileStatus status;
+    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://bucket/"), s3.s3aConfiguration())) {
+      status = fs.getFileStatus(new org.apache.hadoop.fs.Path(path));
+    }
+    ObjectVersion version = new ObjectVersion(path, status.getLen(), status.getModificationTime(), ((EtagSource) status).getEtag());
+    for (int b = 0; b < OBJECT / BLOCK; b++) {
+      cluster.awaitCached(2, version, b);
+    }
+    cluster.stop(1);
+
+    s3.store().reset();
+    byte[] read = new byte[OBJECT];
+    CacheStats stats;
+    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://bucket/"), cluster.clientConf(1, s3.s3aConfiguration()));
+        FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(path))) {
+      for (int at = 0; at < OBJECT; at += READ) {
+        in.readFully(read, at, READ);
+      }
+      stats = ((CachingS3AFileSystem) fs).cacheEngine().stats();
+    }
+    assertThat(Arrays.equals(read, data)).as("bytes equal the object's").isTrue();
+    assertThat(s3.store().gets()).as("GETs, counters " + stats.snapshot()).isZero();
+    assertThat(stats.get(CacheCounter.PEER_BYTES)).as("counters " + stats.snapshot()).isEqualTo(OBJECT);
   }
 
   private void streamOwnedByNode2(boolean stopOwner) throws Exception {

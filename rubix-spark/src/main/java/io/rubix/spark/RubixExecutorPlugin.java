@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.api.plugin.ExecutorPlugin;
 import org.apache.spark.api.plugin.PluginContext;
 import org.slf4j.Logger;
@@ -51,7 +52,7 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
       LOG.warn("RubiX could not reach or start a BookKeeper on executor {}; reads go to the source", context.executorID(), e);
     }
     try {
-      context.send(new ExecutorRegistration(context.executorID(), context.hostname(), port, embedded));
+      context.send(new ExecutorRegistration(context.executorID(), host(context), port, embedded));
     } catch (IOException | RuntimeException e) {
       LOG.warn("Could not register executor {} with the RubiX driver plugin", context.executorID(), e);
     }
@@ -63,6 +64,19 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
         LOG.warn("RubiX could not start copying the executor host list on executor {}", context.executorID(), e);
       }
     }
+  }
+
+  /**
+   * The host the scheduler knows this executor by. {@code PluginContext.hostname()} reads the
+   * executor's RPC server address, and a cluster executor has none (it only connects out), so it
+   * fails there; the block manager advertises the host the executor registered with.
+   */
+  static String host(PluginContext context) {
+    SparkEnv env = SparkEnv.get();
+    if (env != null && env.blockManager() != null && env.blockManager().blockManagerId() != null) {
+      return env.blockManager().blockManagerId().host();
+    }
+    return context.hostname();
   }
 
   /** The BookKeeper answering on the configured host and port, or null when none does. */

@@ -235,7 +235,11 @@ public final class BlockReader {
         status = windows.statusFrom(s, first, end);
       } catch (IOException | RuntimeException e) {
         failures.metadataFailure(s, e);
-        sourceReads.read(s, target);
+        if (peers != null && !admission.all()) {
+          peers.readWithoutMetadata(s, first, end, target, sourceReads);
+        } else {
+          sourceReads.read(s, target);
+        }
         return;
       }
       s.recentStatus = status;

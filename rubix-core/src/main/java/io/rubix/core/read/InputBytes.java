@@ -5,9 +5,10 @@ import org.apache.hadoop.fs.FileSystem;
 /**
  * Tells a file system's Hadoop {@link FileSystem.Statistics} the bytes a stream returned to its reader,
  * in the reader's thread: engines take their input metrics from there (Spark sums every file system's
- * bytes read by the task's thread). Bytes a source stream of the wrapped file system read in the same
- * thread and counted itself (a miss fetched in the reader's thread) are not counted again, so each byte
- * returned counts once whether it came from the cache, a peer, memory or the store.
+ * bytes read by the task's thread). A read adds exactly the bytes it returned, whether they came from
+ * the cache, a peer, memory or the store: what a source stream of the wrapped file system counted in the
+ * same thread meanwhile (a miss fetched in the reader's thread: whole blocks, read-ahead) is taken back,
+ * so a cold task reports the bytes the scan read, not the blocks the cache fetched.
  *
  * <p>Design: immutable; the statistics are thread-safe and keep one record per thread. Hadoop 2.7 has
  * every call it makes.
@@ -32,14 +33,15 @@ public final class InputBytes {
     return statistics == null ? 0 : statistics.getThreadStatistics().getBytesRead();
   }
 
-  /** A read that began at {@code mark} returned {@code bytes}: counts those the source did not count meanwhile. */
+  /** A read that began at {@code mark} returned {@code bytes} (0 or less: none): this thread's record gains exactly those. */
   void returned(long mark, long bytes) {
-    if (statistics == null || bytes <= 0) {
+    if (statistics == null) {
       return;
     }
     long bySource = statistics.getThreadStatistics().getBytesRead() - mark;
-    if (bytes > bySource) {
-      statistics.incrementBytesRead(bytes - bySource);
+    long correction = Math.max(0, bytes) - bySource;
+    if (correction != 0) {
+      statistics.incrementBytesRead(correction);
     }
   }
 }

@@ -65,6 +65,26 @@ final class PeerBlocks {
   }
 
   /**
+   * Reads {@code span}, blocks {@code [first, end)}, when this node's metadata service failed (no
+   * daemon on this node, as for a Spark driver, or a daemon down): blocks other nodes own still come
+   * from their caches (from the source when they do not serve), this node's own from the source.
+   */
+  void readWithoutMetadata(ReadSession s, int first, int end, Span span, SourceReads source) throws IOException {
+    int b = first;
+    while (b < end) {
+      boolean owned = admission.admits(s, b);
+      int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
+      Span run = span.blocks(b, runEnd, blockSize);
+      if (owned) {
+        source.read(s, run);
+      } else {
+        read(s, b, runEnd, run, fromSource(source));
+      }
+      b = runEnd;
+    }
+  }
+
+  /**
    * Reads {@code span}, the bytes of blocks {@code [first, end)} this node does not cache, from their
    * owners, and each run of blocks no owner serves through {@code unserved} (the caller knows whether
    * this node caches them now: a failed transfer takes its owner out of the ring).
