@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * What planning a whole table costs an engine's planner at {@code nodes} cache nodes: the block
  * locations of every file of the 10,000-file table of {@link TableSets#skewedTable} (sizes 8 MiB - 1 GiB,
- * 1.19 TiB, 11,850 splits of 256 MiB), as Spark's file index and Hive's split computation ask for them, one
+ * 1.19 TiB, 11,853 splits of 256 MiB), as Spark's file index and Hive's split computation ask for them, one
  * {@code getFileBlockLocations(status, 0, length)} per file.
  *
  * <p>{@code planTable} goes through the real code path: a {@link CachingLocalFileSystem} (the same
