@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class SplitOwnerBenchmark {
   private static final int PATHS = 1024;
 
-  @Param({"3", "20", "200"})
+  @Param({"3", "20", "100", "200", "1000", "10000"})
   public int nodes;
 
   private Rendezvous rendezvous;

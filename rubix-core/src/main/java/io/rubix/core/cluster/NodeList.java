@@ -2,7 +2,9 @@ package io.rubix.core.cluster;
 
 import io.rubix.spi.cluster.ClusterNode;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Parses node lists: entries {@code host}, {@code host:port}, {@code id=host} or {@code id=host:port},
@@ -28,12 +30,11 @@ public final class NodeList {
         }
       }
     }
-    List<String> ids = new ArrayList<>();
+    Set<String> ids = new HashSet<>();
     for (ClusterNode node : nodes) {
-      if (ids.contains(node.id())) {
+      if (!ids.add(node.id())) {
         throw new IllegalArgumentException("Node id " + node.id() + " appears twice in " + source);
       }
-      ids.add(node.id());
     }
     return List.copyOf(nodes);
   }
