@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.fetch.OwnerFetcher;
 import io.rubix.bookkeeper.fetch.OwnerFetcher.Outcome;
+import io.rubix.core.peer.PeerConfig;
+import io.rubix.core.peer.TransferTls;
 import io.rubix.core.read.ArrivingBlock;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
@@ -19,6 +21,8 @@ import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -26,10 +30,10 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,6 +43,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +64,12 @@ import org.slf4j.LoggerFactory;
  * are written, so the MAC always covers exactly what was sent, even if the file changes meanwhile.
  * Blocks being fetched are sent from the fetch's buffer; their CRC32C is computed over the bytes sent.
  *
+ * <p>With TLS on ({@code rubix.network.transfer.tls.enabled}) a worker first completes a TLS handshake
+ * ({@link TransferTls}) within the timeout, or closes the connection: a plaintext client, garbage, a
+ * certificate the trust store does not vouch for, or a handshake too slow cost one worker at most the
+ * timeout and are counted ({@link #refusedHandshakes()}). The answer is then written through TLS, from
+ * a heap buffer (no {@code transferTo}); the protocol inside, secret and MACs included, is unchanged.
+ *
  * <p>Threads: one acceptor, a bounded worker pool (one connection each, confined to its worker), one
  * watchdog that closes connections at their deadline. The server owns the listener, pool and watchdog
  * and closes them in {@link #close()}; it does not own the metadata service or the fetcher.
@@ -78,24 +89,35 @@ public final class TransferServer implements Closeable {
   private final long connectionDeadlineMillis;
   /** How long a block being fetched may send no new byte before the answer ends there. */
   private final long fetchWaitNanos;
+  /** Turns an accepted connection into the streams a request is read from and its answer written to. */
+  private final Connections connections;
   private final AtomicLong bytesServed = new AtomicLong();
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
   private final AtomicLong badRequests = new AtomicLong();
   private final AtomicLong unauthorized = new AtomicLong();
+  private final AtomicLong refusedHandshakes = new AtomicLong();
   private volatile boolean closed;
 
-  public TransferServer(CacheMetadataService service, String bindAddress, int port, String secret, Duration timeout, int threads) throws IOException {
-    this(service, bindAddress, port, secret, timeout, threads, null);
-  }
-
-  /** A server that, with a {@code fetcher}, fills blocks a request with the fill flag asks for before serving them. */
-  public TransferServer(CacheMetadataService service, String bindAddress, int port, String secret, Duration timeout, int threads,
-      OwnerFetcher fetcher) throws IOException {
+  /**
+   * A server on {@code bindAddress} and {@code config}'s port (0: any free one) with its secret, timeout, threads and TLS
+   * settings that, with a {@code fetcher}, fills blocks a request with the fill flag asks for before serving them
+   * (null: it serves only what this node has cached). Stores TLS needs that cannot be read fail with an
+   * {@link io.rubix.core.config.InvalidConfigException} naming their key.
+   */
+  public TransferServer(CacheMetadataService service, String bindAddress, PeerConfig config, OwnerFetcher fetcher) throws IOException {
     this.service = requireNonNull(service, "service is null");
     this.fetcher = fetcher;
-    this.secret = TransferProtocol.secret(secret);
-    this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    this.secret = TransferProtocol.secret(config.secret());
+    this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.timeout().toMillis()));
+    if (config.tls().enabled()) {
+      TransferTls tls = TransferTls.owner(config.tls());
+      this.connections = channel -> handshake(tls, channel);
+    } else {
+      this.connections = TransferServer::plaintext;
+    }
+    int port = config.port();
+    int threads = config.serverThreads();
     this.listener = ServerSocketChannel.open();
     try {
       listener.bind(new InetSocketAddress(bindAddress, port), 64);
@@ -151,6 +173,11 @@ public final class TransferServer implements Closeable {
     return unauthorized.get();
   }
 
+  /** Connections closed because their TLS handshake failed or did not end within the timeout (with TLS on). */
+  public long refusedHandshakes() {
+    return refusedHandshakes.get();
+  }
+
   private void accept() {
     while (!closed) {
       SocketChannel channel;
@@ -184,30 +211,13 @@ public final class TransferServer implements Closeable {
     try (channel) {
       channel.socket().setSoTimeout(timeoutMillis);
       channel.socket().setTcpNoDelay(true);
-      DataInputStream in = new DataInputStream(new BufferedInputStream(channel.socket().getInputStream(), 512));
-      Received received;
+      Connection connection = connections.open(channel);
       try {
-        received = TransferProtocol.decode(in, secret);
-      } catch (TransferProtocol.UnsupportedVersionException e) {
-        LOG.debug("Block-transfer request from {} in another protocol version: {}", channel.getRemoteAddress(), e.getMessage());
-        badRequests.incrementAndGet();
-        respond(channel, new AnswerEncoder(null), Status.UNSUPPORTED_VERSION);
-        return;
-      } catch (TransferProtocol.ProtocolException | IllegalArgumentException e) {
-        LOG.debug("Bad block-transfer request from {}: {}", channel.getRemoteAddress(), e.getMessage());
-        badRequests.incrementAndGet();
-        respond(channel, new AnswerEncoder(null), Status.BAD_REQUEST);
-        return;
+        serve(channel, connection);
+      } finally {
+        // with TLS: close_notify, then the channel
+        closeQuietly(connection.socket());
       }
-      requests.incrementAndGet();
-      if (!received.authorized()) {
-        // counted, not logged at warn: a scanner must not flood the log
-        LOG.debug("Block-transfer request from {} without a valid MAC refused", channel.getRemoteAddress());
-        unauthorized.incrementAndGet();
-        respond(channel, new AnswerEncoder(null), Status.UNAUTHORIZED);
-        return;
-      }
-      send(channel, received.request(), new AnswerEncoder(received.responseMac(secret)));
     } catch (EOFException | SocketTimeoutException e) {
       LOG.debug("Block-transfer connection ended early or stalled: {}", e.toString());
     } catch (IOException | RuntimeException e) {
@@ -219,8 +229,75 @@ public final class TransferServer implements Closeable {
     }
   }
 
+  /** Reads the request on {@code connection} (accepted as {@code channel}) and answers it. */
+  private void serve(SocketChannel channel, Connection connection) throws IOException {
+    DataInputStream in = new DataInputStream(new BufferedInputStream(connection.in(), 512));
+    Received received;
+    try {
+      received = TransferProtocol.decode(in, secret);
+    } catch (TransferProtocol.UnsupportedVersionException e) {
+      LOG.debug("Block-transfer request from {} in another protocol version: {}", channel.getRemoteAddress(), e.getMessage());
+      badRequests.incrementAndGet();
+      respond(connection.out(), new AnswerEncoder(null), Status.UNSUPPORTED_VERSION);
+      return;
+    } catch (TransferProtocol.ProtocolException | IllegalArgumentException e) {
+      LOG.debug("Bad block-transfer request from {}: {}", channel.getRemoteAddress(), e.getMessage());
+      badRequests.incrementAndGet();
+      respond(connection.out(), new AnswerEncoder(null), Status.BAD_REQUEST);
+      return;
+    }
+    requests.incrementAndGet();
+    if (!received.authorized()) {
+      // counted, not logged at warn: a scanner must not flood the log
+      LOG.debug("Block-transfer request from {} without a valid MAC refused", channel.getRemoteAddress());
+      unauthorized.incrementAndGet();
+      respond(connection.out(), new AnswerEncoder(null), Status.UNAUTHORIZED);
+      return;
+    }
+    send(connection, received.request(), new AnswerEncoder(received.responseMac(secret)));
+  }
+
+  /** A plaintext connection: the channel itself, so that cached blocks go to it with {@code transferTo}. */
+  private static Connection plaintext(SocketChannel channel) throws IOException {
+    return new Connection(channel.socket().getInputStream(), channel, true, channel);
+  }
+
+  /**
+   * A TLS connection over {@code channel}, once its handshake is done. The whole handshake must end within
+   * the timeout (a client that trickles it cannot keep the worker longer); one that fails or does not is
+   * counted, the first one logged at warn (a node with the wrong certificates), the others at debug (scanners).
+   */
+  private Connection handshake(TransferTls tls, SocketChannel channel) throws IOException {
+    // asked first: a failed handshake closes the socket
+    String remote = remote(channel);
+    ScheduledFuture<?> handshakeDeadline = watchdog.schedule(() -> closeQuietly(channel), timeoutMillis, TimeUnit.MILLISECONDS);
+    try {
+      SSLSocket socket = tls.server(channel.socket());
+      return new Connection(socket.getInputStream(), new OutputStreamChannel(socket.getOutputStream()), false, socket);
+    } catch (IOException | RuntimeException e) {
+      if (refusedHandshakes.incrementAndGet() == 1 && !closed) {
+        LOG.warn("Refused the TLS handshake of {} on the block-transfer port: {} (further refusals are counted in"
+            + " rubix_transfer_refused_handshakes and logged at debug)", remote, e.toString());
+      } else {
+        LOG.debug("Refused the TLS handshake of {}: {}", remote, e.toString());
+      }
+      throw e;
+    } finally {
+      handshakeDeadline.cancel(false);
+    }
+  }
+
+  private static String remote(SocketChannel channel) {
+    try {
+      return String.valueOf(channel.getRemoteAddress());
+    } catch (IOException e) {
+      return "a closed connection";
+    }
+  }
+
   /** Answers {@code request} through {@code encoder} (which MACs every answer when the request was authenticated). */
-  private void send(SocketChannel channel, Request request, AnswerEncoder encoder) throws IOException {
+  private void send(Connection connection, Request request, AnswerEncoder encoder) throws IOException {
+    WritableByteChannel channel = connection.out();
     ObjectVersion version = request.version();
     int first = request.firstBlock();
     int end = first + request.blockCount();
@@ -248,7 +325,7 @@ public final class TransferServer implements Closeable {
       fill = fetcher.start(version, first + cached, end);
     }
     String what = "blocks [" + first + ", " + end + ") of " + version.path();
-    AnswerWriter answer = new AnswerWriter(channel, encoder, what);
+    AnswerWriter answer = new AnswerWriter(channel, connection.zeroCopy(), encoder, what);
     FileChannel file = null;
     Outcome outcome = null;
     try {
@@ -335,7 +412,7 @@ public final class TransferServer implements Closeable {
   }
 
   /** Answers with {@code status} alone (and its tag). */
-  private static void respond(SocketChannel channel, AnswerEncoder encoder, Status status) throws IOException {
+  private static void respond(WritableByteChannel channel, AnswerEncoder encoder, Status status) throws IOException {
     ByteBuffer bytes = ByteBuffer.wrap(encoder.status(status));
     while (bytes.hasRemaining()) {
       channel.write(bytes);
@@ -358,6 +435,64 @@ public final class TransferServer implements Closeable {
       channel.close();
     } catch (IOException ignored) {
       // nothing to do
+    }
+  }
+
+  /** How an accepted connection is opened: plaintext, or TLS. */
+  @FunctionalInterface
+  private interface Connections {
+    Connection open(SocketChannel channel) throws IOException;
+  }
+
+  /**
+   * An open connection: where its request comes from, where its answer goes ({@code zeroCopy}: a socket that
+   * cache files can be transferred to), and what to close when it is answered.
+   */
+  private record Connection(InputStream in, WritableByteChannel out, boolean zeroCopy, Closeable socket) {}
+
+  /**
+   * The answer channel of a TLS connection: each buffer in one write, so that TLS cuts it into full
+   * records ({@link java.nio.channels.Channels#newChannel(OutputStream)} would write 8 KiB at a time).
+   */
+  private static final class OutputStreamChannel implements WritableByteChannel {
+    private static final int COPY_BYTES = 64 * 1024;
+    private final OutputStream out;
+    private byte[] copy;
+    private boolean open = true;
+
+    OutputStreamChannel(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public int write(ByteBuffer bytes) throws IOException {
+      int length = bytes.remaining();
+      if (bytes.hasArray()) {
+        out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), length);
+        bytes.position(bytes.limit());
+        return length;
+      }
+      // read-only (bytes of a fetch under way) or direct
+      if (copy == null) {
+        copy = new byte[COPY_BYTES];
+      }
+      while (bytes.hasRemaining()) {
+        int n = Math.min(copy.length, bytes.remaining());
+        bytes.get(copy, 0, n);
+        out.write(copy, 0, n);
+      }
+      return length;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return open;
+    }
+
+    @Override
+    public void close() throws IOException {
+      open = false;
+      out.close();
     }
   }
 

@@ -246,7 +246,7 @@ public final class TransferProtocol {
     });
     int magic = body.readInt();
     if (magic != MAGIC) {
-      throw new ProtocolException("Bad magic " + Integer.toHexString(magic));
+      throw new ProtocolException("Bad magic " + Integer.toHexString(magic) + tlsRecordNote(magic));
     }
     short version = body.readShort();
     if (version != VERSION) {
@@ -358,11 +358,18 @@ public final class TransferProtocol {
     return bytes.array();
   }
 
+  /** What a wrong magic says when it is the start of a TLS record (handshake or alert, TLS 1.x): one end speaks TLS, the other does not. */
+  private static String tlsRecordNote(int magic) {
+    int type = magic >>> 24;
+    int major = (magic >>> 16) & 0xff;
+    return (type == 0x15 || type == 0x16) && major == 3 ? " (a TLS record: rubix.network.transfer.tls.enabled differs between the two ends)" : "";
+  }
+
   /** Reads a response's magic, version and status. */
   public static Status readStatus(DataInputStream in) throws IOException {
     int magic = in.readInt();
     if (magic != MAGIC) {
-      throw new ProtocolException("Bad magic " + Integer.toHexString(magic) + " in transfer response");
+      throw new ProtocolException("Bad magic " + Integer.toHexString(magic) + " in transfer response" + tlsRecordNote(magic));
     }
     short version = in.readShort();
     if (version != VERSION) {
