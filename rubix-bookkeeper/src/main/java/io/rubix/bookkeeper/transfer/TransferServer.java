@@ -21,8 +21,6 @@ import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -34,6 +32,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,7 +42,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * Blocks being fetched are sent from the fetch's buffer; their CRC32C is computed over the bytes sent.
  *
  * <p>With TLS on ({@code rubix.network.transfer.tls.enabled}) a worker first completes a TLS handshake
- * ({@link TransferTls}) within the timeout, or closes the connection: a plaintext client, garbage, a
+ * within the timeout, or closes the connection ({@link TlsHandshakes}): a plaintext client, garbage, a
  * certificate the trust store does not vouch for, or a handshake too slow cost one worker at most the
  * timeout and are counted ({@link #refusedHandshakes()}). The answer is then written through TLS, from
  * a heap buffer (no {@code transferTo}); the protocol inside, secret and MACs included, is unchanged.
@@ -90,7 +88,7 @@ public final class TransferServer implements Closeable {
   /** How long a block being fetched may send no new byte before the answer ends there. */
   private final long fetchWaitNanos;
   /** Turns an accepted connection into the streams a request is read from and its answer written to. */
-  private final Connections connections;
+  private final Connection.Opener connections;
   private final AtomicLong bytesServed = new AtomicLong();
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
@@ -110,12 +108,8 @@ public final class TransferServer implements Closeable {
     this.fetcher = fetcher;
     this.secret = TransferProtocol.secret(config.secret());
     this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.timeout().toMillis()));
-    if (config.tls().enabled()) {
-      TransferTls tls = TransferTls.owner(config.tls());
-      this.connections = channel -> handshake(tls, channel);
-    } else {
-      this.connections = TransferServer::plaintext;
-    }
+    // before the port is bound: stores that cannot be read fail the start
+    Optional<TransferTls> tls = config.tls().enabled() ? Optional.of(TransferTls.owner(config.tls())) : Optional.empty();
     int port = config.port();
     int threads = config.serverThreads();
     this.listener = ServerSocketChannel.open();
@@ -140,6 +134,7 @@ public final class TransferServer implements Closeable {
       t.setDaemon(true);
       return t;
     });
+    this.connections = tls.<Connection.Opener>map(t -> new TlsHandshakes(t, watchdog, timeoutMillis, refusedHandshakes)).orElse(Connection::plaintext);
     this.acceptor = new Thread(this::accept, "rubix-transfer-accept-" + listenPort);
     acceptor.setDaemon(true);
     acceptor.start();
@@ -255,44 +250,6 @@ public final class TransferServer implements Closeable {
       return;
     }
     send(connection, received.request(), new AnswerEncoder(received.responseMac(secret)));
-  }
-
-  /** A plaintext connection: the channel itself, so that cached blocks go to it with {@code transferTo}. */
-  private static Connection plaintext(SocketChannel channel) throws IOException {
-    return new Connection(channel.socket().getInputStream(), channel, true, channel);
-  }
-
-  /**
-   * A TLS connection over {@code channel}, once its handshake is done. The whole handshake must end within
-   * the timeout (a client that trickles it cannot keep the worker longer); one that fails or does not is
-   * counted, the first one logged at warn (a node with the wrong certificates), the others at debug (scanners).
-   */
-  private Connection handshake(TransferTls tls, SocketChannel channel) throws IOException {
-    // asked first: a failed handshake closes the socket
-    String remote = remote(channel);
-    ScheduledFuture<?> handshakeDeadline = watchdog.schedule(() -> closeQuietly(channel), timeoutMillis, TimeUnit.MILLISECONDS);
-    try {
-      SSLSocket socket = tls.server(channel.socket());
-      return new Connection(socket.getInputStream(), new OutputStreamChannel(socket.getOutputStream()), false, socket);
-    } catch (IOException | RuntimeException e) {
-      if (refusedHandshakes.incrementAndGet() == 1 && !closed) {
-        LOG.warn("Refused the TLS handshake of {} on the block-transfer port: {} (further refusals are counted in"
-            + " rubix_transfer_refused_handshakes and logged at debug)", remote, e.toString());
-      } else {
-        LOG.debug("Refused the TLS handshake of {}: {}", remote, e.toString());
-      }
-      throw e;
-    } finally {
-      handshakeDeadline.cancel(false);
-    }
-  }
-
-  private static String remote(SocketChannel channel) {
-    try {
-      return String.valueOf(channel.getRemoteAddress());
-    } catch (IOException e) {
-      return "a closed connection";
-    }
   }
 
   /** Answers {@code request} through {@code encoder} (which MACs every answer when the request was authenticated). */
@@ -435,64 +392,6 @@ public final class TransferServer implements Closeable {
       channel.close();
     } catch (IOException ignored) {
       // nothing to do
-    }
-  }
-
-  /** How an accepted connection is opened: plaintext, or TLS. */
-  @FunctionalInterface
-  private interface Connections {
-    Connection open(SocketChannel channel) throws IOException;
-  }
-
-  /**
-   * An open connection: where its request comes from, where its answer goes ({@code zeroCopy}: a socket that
-   * cache files can be transferred to), and what to close when it is answered.
-   */
-  private record Connection(InputStream in, WritableByteChannel out, boolean zeroCopy, Closeable socket) {}
-
-  /**
-   * The answer channel of a TLS connection: each buffer in one write, so that TLS cuts it into full
-   * records ({@link java.nio.channels.Channels#newChannel(OutputStream)} would write 8 KiB at a time).
-   */
-  private static final class OutputStreamChannel implements WritableByteChannel {
-    private static final int COPY_BYTES = 64 * 1024;
-    private final OutputStream out;
-    private byte[] copy;
-    private boolean open = true;
-
-    OutputStreamChannel(OutputStream out) {
-      this.out = out;
-    }
-
-    @Override
-    public int write(ByteBuffer bytes) throws IOException {
-      int length = bytes.remaining();
-      if (bytes.hasArray()) {
-        out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), length);
-        bytes.position(bytes.limit());
-        return length;
-      }
-      // read-only (bytes of a fetch under way) or direct
-      if (copy == null) {
-        copy = new byte[COPY_BYTES];
-      }
-      while (bytes.hasRemaining()) {
-        int n = Math.min(copy.length, bytes.remaining());
-        bytes.get(copy, 0, n);
-        out.write(copy, 0, n);
-      }
-      return length;
-    }
-
-    @Override
-    public boolean isOpen() {
-      return open;
-    }
-
-    @Override
-    public void close() throws IOException {
-      open = false;
-      out.close();
     }
   }
 
