@@ -89,10 +89,13 @@ public final class TransferTls {
     return socket;
   }
 
-  /** The owner's end of {@code accepted}, handshake done (within {@code accepted}'s read timeout per read). Closing it closes {@code accepted}. */
-  public SSLSocket server(Socket accepted) throws IOException {
+  /**
+   * The owner's end of {@code accepted}, handshake done (within {@code accepted}'s read timeout per read);
+   * {@code consumed} holds the bytes already read from it. Closing it closes {@code accepted}.
+   */
+  public SSLSocket server(Socket accepted, InputStream consumed) throws IOException {
     SSLSocketFactory factory = context.getSocketFactory();
-    SSLSocket socket = (SSLSocket) factory.createSocket(accepted, null, true);
+    SSLSocket socket = (SSLSocket) factory.createSocket(accepted, consumed, true);
     SSLParameters parameters = context.getDefaultSSLParameters();
     parameters.setProtocols(PROTOCOLS);
     parameters.setNeedClientAuth(clientAuth == ClientAuth.REQUIRED);
