@@ -7,6 +7,7 @@ import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.testing.S3Server;
+import io.rubix.testing.TestCertificates;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,7 +16,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
@@ -40,7 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * A cold read of a split another node owns: the first sequential read of a {@value #OBJECT_MIB} MiB
  * object (one split, owned by node 2) by a reader on node 1, through node 2's BookKeeper, which
  * fetches the blocks from S3 for it ({@code owner}, {@code owner-secret} with
- * {@code rubix.network.transfer.secret} set on both nodes and the reader), against a direct read of
+ * {@code rubix.network.transfer.secret} set on both nodes and the reader, {@code owner-tls} with
+ * {@code rubix.network.transfer.tls.*} on both nodes and the reader: certificates made with keytool at
+ * setup, client certificates required), against a direct read of
  * the same bytes with S3A's {@code classic} stream ({@code s3a-classic}).
  *
  * <p>Two BookKeepers run in this JVM, on 127.0.0.1 and 127.0.0.2 (one transfer port, Linux routes
@@ -64,7 +69,7 @@ public class PeerColdReadBenchmark {
   private static final String SECRET = "peer-bench-secret";
   private static final long SPLIT = 256L << 20;
 
-  @Param({"owner", "owner-secret", "s3a-classic"})
+  @Param({"owner", "owner-secret", "owner-tls", "s3a-classic"})
   public String reader;
 
   @Param({"65536"})
@@ -81,12 +86,24 @@ public class PeerColdReadBenchmark {
   private long gets;
   private long bytes;
   private long invocations;
+  /** The rubix.network.transfer.tls.* settings of nodes and reader with {@code owner-tls}, else none. */
+  private final Map<String, String> tls = new LinkedHashMap<>();
 
   @Setup(Level.Trial)
   public void start() throws Exception {
     dir = BenchFiles.newScratchDir("rubix-peer-cold-");
     server = S3Server.inMemory();
     server.createBucket(BUCKET);
+    if (reader.equals("owner-tls")) {
+      TestCertificates stores = new TestCertificates(Files.createDirectories(dir.resolve("tls")));
+      TestCertificates.Authority authority = stores.authority("bench-ca");
+      tls.put("rubix.network.transfer.tls.enabled", "true");
+      tls.put("rubix.network.transfer.tls.keystore.path", authority.keyStore("node", "ip:127.0.0.1,ip:127.0.0.2").toString());
+      tls.put("rubix.network.transfer.tls.keystore.password", TestCertificates.PASSWORD);
+      tls.put("rubix.network.transfer.tls.truststore.path", authority.trustStore().toString());
+      tls.put("rubix.network.transfer.tls.truststore.password", TestCertificates.PASSWORD);
+      tls.put("rubix.network.transfer.tls.client.auth", "required");
+    }
     for (int node = 1; node <= 2; node++) {
       nodes[node] = BookKeeper.start(BookKeeperConfig.from(daemonConf(node)));
       if (node == 1) {
@@ -112,6 +129,7 @@ public class PeerColdReadBenchmark {
     if (reader.equals("owner-secret")) {
       conf.set("rubix.network.transfer.secret", SECRET);
     }
+    tls.forEach(conf::set);
     BookKeeperBench.applySystemProperties(conf);
     return conf;
   }
@@ -137,6 +155,7 @@ public class PeerColdReadBenchmark {
     if (reader.equals("owner-secret")) {
       conf.set("rubix.network.transfer.secret", SECRET);
     }
+    tls.forEach(conf::set);
     BookKeeperBench.applySystemProperties(conf);
     return conf;
   }

@@ -18,6 +18,7 @@ import io.rubix.core.insight.CacheInsightBean;
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerConfig;
+import io.rubix.core.peer.TransferTlsConfig;
 import io.rubix.core.stats.JmxBeans;
 import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheUsage;
@@ -112,8 +113,7 @@ public final class BookKeeper implements AutoCloseable {
     PeerFill fill = peer.port() >= 0 && config.fetch().enabled() ? PeerFill.start(config.cache(), config.fetch(), config.sourceConf(), service) : null;
     try {
       transferServer = peer.port() >= 0
-          ? new TransferServer(service, config.transferBindAddress(), peer.port(), peer.secret(), peer.timeout(), peer.serverThreads(),
-              fill == null ? null : fill.fetcher())
+          ? new TransferServer(service, config.transferBindAddress(), peer, fill == null ? null : fill.fetcher())
           : null;
       metricsEndpoint = config.metricsPort() >= 0 ? new MetricsEndpoint(config.metricsBindAddress(), config.metricsPort(), this::samples) : null;
     } catch (IOException | RuntimeException e) {
@@ -135,7 +135,7 @@ public final class BookKeeper implements AutoCloseable {
     this.insightBeanName = registerInsightBean();
     LOG.info("BookKeeper {} listening on {}:{} (secret {}; metrics {}; transfer {}), caching in {}", config.nodeId(), config.bindAddress(), port(),
         config.secretFile(), metrics == null ? "off" : config.metricsBindAddress() + ":" + metrics.port(),
-        transfer == null ? "off" : config.transferBindAddress() + ":" + transfer.port(), roots);
+        transfer == null ? "off" : config.transferBindAddress() + ":" + transfer.port() + tlsNote(peer.tls()), roots);
   }
 
   /**
@@ -177,6 +177,13 @@ public final class BookKeeper implements AutoCloseable {
     return metrics == null ? -1 : metrics.port();
   }
 
+  private static String tlsNote(TransferTlsConfig tls) {
+    if (!tls.enabled()) {
+      return "";
+    }
+    return tls.clientAuth() == TransferTlsConfig.ClientAuth.REQUIRED ? " over TLS, client certificates required" : " over TLS";
+  }
+
   /** The data-transfer port peers read cached blocks from, or -1 when it is off. */
   public int transferPort() {
     return transfer == null ? -1 : transfer.port();
@@ -215,6 +222,7 @@ public final class BookKeeper implements AutoCloseable {
       values.put("rubix_transfer_refused_connections", transfer.refused());
       values.put("rubix_transfer_bad_requests", transfer.badRequests());
       values.put("rubix_transfer_unauthorized_requests", transfer.unauthorized());
+      values.put("rubix_transfer_refused_handshakes", transfer.refusedHandshakes());
     }
     if (peerFill != null) {
       values.putAll(peerFill.counters());

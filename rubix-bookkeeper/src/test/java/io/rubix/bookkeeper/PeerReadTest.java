@@ -11,8 +11,10 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.config.PeerFetchKeys;
+import io.rubix.spi.config.TransferTlsKeys;
 import io.rubix.spi.wire.TransferProtocol;
 import io.rubix.testing.S3Server;
+import io.rubix.testing.TestCertificates;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +22,10 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.EtagSource;
@@ -67,6 +72,11 @@ class PeerReadTest {
   }
 
   private void startNodes(String secret) throws Exception {
+    startNodes(secret, Map.of());
+  }
+
+  /** Nodes with {@code secret} (or none) and {@code settings} for daemons and readers alike. */
+  private void startNodes(String secret, Map<String, String> settings) throws Exception {
     TestCluster.Builder builder = TestCluster.builder(tmp, NODES).blockSize(BLOCK)
         // the owner's own credentials, for blocks it fetches from the source for its peers
         .sourceCredentials(s3.s3aConfiguration())
@@ -75,6 +85,7 @@ class PeerReadTest {
     if (secret != null) {
       builder.daemon(BookKeeperKeys.TRANSFER_SECRET.name(), secret);
     }
+    settings.forEach((key, value) -> builder.daemon(key, value).client(key, value));
     cluster = builder.startInProcess();
   }
 
@@ -268,6 +279,50 @@ class PeerReadTest {
     assertThat(exchange(2, TransferProtocol.encode(request, "right".getBytes(java.nio.charset.StandardCharsets.UTF_8))))
         .isEqualTo(TransferProtocol.Status.OK);
     assertThat(cluster.bookKeeper(2).stats().get("rubix_transfer_unauthorized_requests")).isGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void peerReadsGoOverMutualTlsAndReadersThatCannotTalkTlsToTheOwnersReadTheSource() throws Exception {
+    TestCertificates stores = new TestCertificates(Files.createDirectories(tmp.resolve("tls")));
+    TestCertificates.Authority authority = stores.authority("cluster-ca");
+    Path nodeKeys = authority.keyStore("nodes", "ip:127.0.0.1,ip:127.0.0.2,ip:127.0.0.3");
+    Path otherTrust = stores.authority("other-ca").trustStore();
+    startNodes("s3cret", Map.of(
+        TransferTlsKeys.ENABLED.name(), "true",
+        TransferTlsKeys.KEYSTORE_PATH.name(), nodeKeys.toString(),
+        TransferTlsKeys.KEYSTORE_PASSWORD.name(), TestCertificates.PASSWORD,
+        TransferTlsKeys.TRUSTSTORE_PATH.name(), authority.trustStore().toString(),
+        TransferTlsKeys.TRUSTSTORE_PASSWORD.name(), TestCertificates.PASSWORD,
+        TransferTlsKeys.CLIENT_AUTH.name(), "required"));
+    String path = pathWithMixedOwners("tls");
+    byte[] data = write(clientConf(1, "s3cret"), path);
+    warm(path, data, "s3cret");
+    int[] owners = owners(path);
+
+    s3.store().reset();
+    CacheStats stats = read(clientConf(1, "s3cret"), path, data);
+    assertThat(s3.store().gets()).as("every block from a cache, the others' over TLS").isZero();
+    assertThat(stats.get(CacheCounter.PEER_BYTES)).isEqualTo(notOwnedBy(1, owners));
+    assertThat(stats.get(CacheCounter.FALLBACK_PEER)).isZero();
+
+    // a reader that trusts another authority, and a plaintext one: each on a file of its own (see wrongOrMissingSecret...)
+    Configuration untrusting = clientConf(1, "s3cret");
+    untrusting.set(TransferTlsKeys.TRUSTSTORE_PATH.name(), otherTrust.toString());
+    Configuration plaintext = clientConf(1, "s3cret");
+    plaintext.set(TransferTlsKeys.ENABLED.name(), "false");
+    for (Configuration reader : List.of(untrusting, plaintext)) {
+      path = pathWithMixedOwners("tls-refused-" + reader.get(TransferTlsKeys.ENABLED.name()));
+      data = write(clientConf(1, "s3cret"), path);
+      warm(path, data, "s3cret");
+      stats = read(reader, path, data);
+      assertThat(stats.get(CacheCounter.PEER_BYTES)).isZero();
+      assertThat(stats.get(CacheCounter.FALLBACK_PEER)).isPositive();
+    }
+    long refused = 0;
+    for (int node = 2; node <= NODES; node++) {
+      refused += cluster.bookKeeper(node).stats().get("rubix_transfer_refused_handshakes");
+    }
+    assertThat(refused).as("handshakes the owners refused").isGreaterThanOrEqualTo(2);
   }
 
   @Test

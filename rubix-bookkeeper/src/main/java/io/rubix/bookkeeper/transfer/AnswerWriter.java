@@ -10,7 +10,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,24 +22,28 @@ import org.slf4j.LoggerFactory;
  * answer whose first block fails before any byte can still be another status. A block that cannot be
  * sent whole ends the answer: the reader drops a block begun and not ended.
  *
- * <p>Without a MAC a cached block goes from the file to the socket with {@link FileChannel#transferTo}
- * (no copy through the heap); with one it is read into one heap buffer, MACed and written from those
- * very bytes, so the MAC always covers exactly what was sent. Confined to one transfer worker.
+ * <p>Without a MAC, on a plaintext connection, a cached block goes from the file to the socket with
+ * {@link FileChannel#transferTo} (no copy through the heap); with a MAC, or through TLS, it is read into
+ * one heap buffer, MACed if it must be, and written from those very bytes, so the MAC always covers
+ * exactly what was sent and TLS gets large writes. Confined to one transfer worker.
  */
 final class AnswerWriter {
   private static final Logger LOG = LoggerFactory.getLogger(AnswerWriter.class);
-  /** The buffer cached blocks go through when they are MACed. */
-  private static final int MAC_BUFFER_BYTES = 256 * 1024;
+  /** The buffer cached blocks go through when they are MACed or encrypted. */
+  private static final int BUFFER_BYTES = 256 * 1024;
 
-  private final SocketChannel channel;
+  private final WritableByteChannel channel;
+  /** Whether cached blocks may go to {@link #channel} with {@code transferTo} (a plaintext socket). */
+  private final boolean zeroCopy;
   private final AnswerEncoder encoder;
   private final String what;
   private boolean started;
   private long blockBytes;
-  private ByteBuffer macBuffer;
+  private ByteBuffer buffer;
 
-  AnswerWriter(SocketChannel channel, AnswerEncoder encoder, String what) {
+  AnswerWriter(WritableByteChannel channel, boolean zeroCopy, AnswerEncoder encoder, String what) {
     this.channel = requireNonNull(channel, "channel is null");
+    this.zeroCopy = zeroCopy;
     this.encoder = requireNonNull(encoder, "encoder is null");
     this.what = requireNonNull(what, "what is null");
   }
@@ -64,10 +68,10 @@ final class AnswerWriter {
     }
     start();
     write(ByteBuffer.wrap(encoder.frame(length)));
-    if (encoder.macs()) {
-      transferMacing(file, start, length);
-    } else {
+    if (zeroCopy && !encoder.macs()) {
       transfer(file, start, length);
+    } else {
+      copy(file, start, length);
     }
     write(ByteBuffer.wrap(encoder.blockEnd(crc32c)));
     blockBytes += length;
@@ -134,21 +138,21 @@ final class AnswerWriter {
     }
   }
 
-  /** Sends {@code [start, start + length)} of {@code file} through one buffer, adding exactly the bytes sent to the MAC. */
-  private void transferMacing(FileChannel file, long start, long length) throws IOException {
-    if (macBuffer == null) {
-      macBuffer = ByteBuffer.allocate(MAC_BUFFER_BYTES);
+  /** Sends {@code [start, start + length)} of {@code file} through one buffer, adding exactly the bytes sent to the MAC (if any). */
+  private void copy(FileChannel file, long start, long length) throws IOException {
+    if (buffer == null) {
+      buffer = ByteBuffer.allocate(BUFFER_BYTES);
     }
     long sent = 0;
     while (sent < length) {
-      macBuffer.clear().limit((int) Math.min(macBuffer.capacity(), length - sent));
-      int n = file.read(macBuffer, start + sent);
+      buffer.clear().limit((int) Math.min(buffer.capacity(), length - sent));
+      int n = file.read(buffer, start + sent);
       if (n <= 0) {
         throw new EOFException("Cache file ended after " + sent + " of " + length + " bytes while sending " + what);
       }
-      macBuffer.flip();
-      encoder.data(macBuffer);
-      write(macBuffer);
+      buffer.flip();
+      encoder.data(buffer);
+      write(buffer);
       sent += n;
     }
   }

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.fetch.OwnerFetcher;
 import io.rubix.bookkeeper.fetch.OwnerFetcher.Outcome;
+import io.rubix.core.peer.PeerConfig;
+import io.rubix.core.peer.TransferTls;
 import io.rubix.core.read.ArrivingBlock;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
@@ -26,10 +28,11 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -59,6 +62,12 @@ import org.slf4j.LoggerFactory;
  * are written, so the MAC always covers exactly what was sent, even if the file changes meanwhile.
  * Blocks being fetched are sent from the fetch's buffer; their CRC32C is computed over the bytes sent.
  *
+ * <p>With TLS on ({@code rubix.network.transfer.tls.enabled}) a worker first completes a TLS handshake
+ * within the timeout, or closes the connection ({@link TlsHandshakes}): a plaintext client, garbage, a
+ * certificate the trust store does not vouch for, or a handshake too slow cost one worker at most the
+ * timeout and are counted ({@link #refusedHandshakes()}). The answer is then written through TLS, from
+ * a heap buffer (no {@code transferTo}); the protocol inside, secret and MACs included, is unchanged.
+ *
  * <p>Threads: one acceptor, a bounded worker pool (one connection each, confined to its worker), one
  * watchdog that closes connections at their deadline. The server owns the listener, pool and watchdog
  * and closes them in {@link #close()}; it does not own the metadata service or the fetcher.
@@ -78,24 +87,31 @@ public final class TransferServer implements Closeable {
   private final long connectionDeadlineMillis;
   /** How long a block being fetched may send no new byte before the answer ends there. */
   private final long fetchWaitNanos;
+  /** Turns an accepted connection into the streams a request is read from and its answer written to. */
+  private final Connection.Opener connections;
   private final AtomicLong bytesServed = new AtomicLong();
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
   private final AtomicLong badRequests = new AtomicLong();
   private final AtomicLong unauthorized = new AtomicLong();
+  private final AtomicLong refusedHandshakes = new AtomicLong();
   private volatile boolean closed;
 
-  public TransferServer(CacheMetadataService service, String bindAddress, int port, String secret, Duration timeout, int threads) throws IOException {
-    this(service, bindAddress, port, secret, timeout, threads, null);
-  }
-
-  /** A server that, with a {@code fetcher}, fills blocks a request with the fill flag asks for before serving them. */
-  public TransferServer(CacheMetadataService service, String bindAddress, int port, String secret, Duration timeout, int threads,
-      OwnerFetcher fetcher) throws IOException {
+  /**
+   * A server on {@code bindAddress} and {@code config}'s port (0: any free one) with its secret, timeout, threads and TLS
+   * settings that, with a {@code fetcher}, fills blocks a request with the fill flag asks for before serving them
+   * (null: it serves only what this node has cached). Stores TLS needs that cannot be read fail with an
+   * {@link io.rubix.core.config.InvalidConfigException} naming their key.
+   */
+  public TransferServer(CacheMetadataService service, String bindAddress, PeerConfig config, OwnerFetcher fetcher) throws IOException {
     this.service = requireNonNull(service, "service is null");
     this.fetcher = fetcher;
-    this.secret = TransferProtocol.secret(secret);
-    this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    this.secret = TransferProtocol.secret(config.secret());
+    this.timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.timeout().toMillis()));
+    // before the port is bound: stores that cannot be read fail the start
+    Optional<TransferTls> tls = config.tls().enabled() ? Optional.of(TransferTls.owner(config.tls())) : Optional.empty();
+    int port = config.port();
+    int threads = config.serverThreads();
     this.listener = ServerSocketChannel.open();
     try {
       listener.bind(new InetSocketAddress(bindAddress, port), 64);
@@ -118,6 +134,7 @@ public final class TransferServer implements Closeable {
       t.setDaemon(true);
       return t;
     });
+    this.connections = tls.<Connection.Opener>map(t -> new TlsHandshakes(t, watchdog, timeoutMillis, refusedHandshakes)).orElse(Connection::plaintext);
     this.acceptor = new Thread(this::accept, "rubix-transfer-accept-" + listenPort);
     acceptor.setDaemon(true);
     acceptor.start();
@@ -149,6 +166,11 @@ public final class TransferServer implements Closeable {
   /** Requests refused for a missing or wrong MAC. */
   public long unauthorized() {
     return unauthorized.get();
+  }
+
+  /** Connections closed because their TLS handshake failed or did not end within the timeout (with TLS on). */
+  public long refusedHandshakes() {
+    return refusedHandshakes.get();
   }
 
   private void accept() {
@@ -184,30 +206,13 @@ public final class TransferServer implements Closeable {
     try (channel) {
       channel.socket().setSoTimeout(timeoutMillis);
       channel.socket().setTcpNoDelay(true);
-      DataInputStream in = new DataInputStream(new BufferedInputStream(channel.socket().getInputStream(), 512));
-      Received received;
+      Connection connection = connections.open(channel);
       try {
-        received = TransferProtocol.decode(in, secret);
-      } catch (TransferProtocol.UnsupportedVersionException e) {
-        LOG.debug("Block-transfer request from {} in another protocol version: {}", channel.getRemoteAddress(), e.getMessage());
-        badRequests.incrementAndGet();
-        respond(channel, new AnswerEncoder(null), Status.UNSUPPORTED_VERSION);
-        return;
-      } catch (TransferProtocol.ProtocolException | IllegalArgumentException e) {
-        LOG.debug("Bad block-transfer request from {}: {}", channel.getRemoteAddress(), e.getMessage());
-        badRequests.incrementAndGet();
-        respond(channel, new AnswerEncoder(null), Status.BAD_REQUEST);
-        return;
+        serve(channel, connection);
+      } finally {
+        // with TLS: close_notify, then the channel
+        closeQuietly(connection.socket());
       }
-      requests.incrementAndGet();
-      if (!received.authorized()) {
-        // counted, not logged at warn: a scanner must not flood the log
-        LOG.debug("Block-transfer request from {} without a valid MAC refused", channel.getRemoteAddress());
-        unauthorized.incrementAndGet();
-        respond(channel, new AnswerEncoder(null), Status.UNAUTHORIZED);
-        return;
-      }
-      send(channel, received.request(), new AnswerEncoder(received.responseMac(secret)));
     } catch (EOFException | SocketTimeoutException e) {
       LOG.debug("Block-transfer connection ended early or stalled: {}", e.toString());
     } catch (IOException | RuntimeException e) {
@@ -219,8 +224,37 @@ public final class TransferServer implements Closeable {
     }
   }
 
+  /** Reads the request on {@code connection} (accepted as {@code channel}) and answers it. */
+  private void serve(SocketChannel channel, Connection connection) throws IOException {
+    DataInputStream in = new DataInputStream(new BufferedInputStream(connection.in(), 512));
+    Received received;
+    try {
+      received = TransferProtocol.decode(in, secret);
+    } catch (TransferProtocol.UnsupportedVersionException e) {
+      LOG.debug("Block-transfer request from {} in another protocol version: {}", channel.getRemoteAddress(), e.getMessage());
+      badRequests.incrementAndGet();
+      respond(connection.out(), new AnswerEncoder(null), Status.UNSUPPORTED_VERSION);
+      return;
+    } catch (TransferProtocol.ProtocolException | IllegalArgumentException e) {
+      LOG.debug("Bad block-transfer request from {}: {}", channel.getRemoteAddress(), e.getMessage());
+      badRequests.incrementAndGet();
+      respond(connection.out(), new AnswerEncoder(null), Status.BAD_REQUEST);
+      return;
+    }
+    requests.incrementAndGet();
+    if (!received.authorized()) {
+      // counted, not logged at warn: a scanner must not flood the log
+      LOG.debug("Block-transfer request from {} without a valid MAC refused", channel.getRemoteAddress());
+      unauthorized.incrementAndGet();
+      respond(connection.out(), new AnswerEncoder(null), Status.UNAUTHORIZED);
+      return;
+    }
+    send(connection, received.request(), new AnswerEncoder(received.responseMac(secret)));
+  }
+
   /** Answers {@code request} through {@code encoder} (which MACs every answer when the request was authenticated). */
-  private void send(SocketChannel channel, Request request, AnswerEncoder encoder) throws IOException {
+  private void send(Connection connection, Request request, AnswerEncoder encoder) throws IOException {
+    WritableByteChannel channel = connection.out();
     ObjectVersion version = request.version();
     int first = request.firstBlock();
     int end = first + request.blockCount();
@@ -248,7 +282,7 @@ public final class TransferServer implements Closeable {
       fill = fetcher.start(version, first + cached, end);
     }
     String what = "blocks [" + first + ", " + end + ") of " + version.path();
-    AnswerWriter answer = new AnswerWriter(channel, encoder, what);
+    AnswerWriter answer = new AnswerWriter(channel, connection.zeroCopy(), encoder, what);
     FileChannel file = null;
     Outcome outcome = null;
     try {
@@ -335,7 +369,7 @@ public final class TransferServer implements Closeable {
   }
 
   /** Answers with {@code status} alone (and its tag). */
-  private static void respond(SocketChannel channel, AnswerEncoder encoder, Status status) throws IOException {
+  private static void respond(WritableByteChannel channel, AnswerEncoder encoder, Status status) throws IOException {
     ByteBuffer bytes = ByteBuffer.wrap(encoder.status(status));
     while (bytes.hasRemaining()) {
       channel.write(bytes);

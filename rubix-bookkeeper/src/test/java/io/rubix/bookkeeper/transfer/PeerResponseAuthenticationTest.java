@@ -13,6 +13,7 @@ import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.peer.PeerReader.PeerBlock;
 import io.rubix.core.peer.PeerReader.Transfer;
+import io.rubix.core.peer.TransferTlsConfig;
 import io.rubix.core.read.Source;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
@@ -110,7 +111,7 @@ class PeerResponseAuthenticationTest {
   }
 
   private PeerClient client(String secret, boolean fill) {
-    PeerConfig config = new PeerConfig(true, port(), secret, Duration.ofSeconds(5), 1);
+    PeerConfig config = new PeerConfig(true, port(), secret, Duration.ofSeconds(5), 1, TransferTlsConfig.DISABLED);
     return new PeerClient(config, new PeerFetchConfig(fill, 2, Duration.ofSeconds(5), 1 << 20, Set.of("s3a"), 0), locality);
   }
 
@@ -133,7 +134,7 @@ class PeerResponseAuthenticationTest {
   private TransferServer owner(String host, String secret) throws IOException {
     PeerFetchConfig config = new PeerFetchConfig(true, 2, Duration.ofSeconds(5), 1 << 20, Set.of("s3a"), 0);
     OwnerFetcher fetcher = new OwnerFetcher(config, BLOCK, engine.filler(), v -> SOURCE, engine.stats(), Duration.ofSeconds(30), System::nanoTime);
-    return new TransferServer(service, host, port(), secret, Duration.ofSeconds(5), 2, fetcher);
+    return new TransferServer(service, host, new PeerConfig(true, port(), secret, Duration.ofSeconds(5), 2, TransferTlsConfig.DISABLED), fetcher);
   }
 
   private static byte[] concat(List<PeerBlock> blocks) {

@@ -13,6 +13,7 @@ import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.peer.PeerReader.PeerBlock;
 import io.rubix.core.peer.PeerReader.Transfer;
+import io.rubix.core.peer.TransferTlsConfig;
 import io.rubix.core.read.Source;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
@@ -167,7 +168,7 @@ class StreamedFillTest {
     PeerFetchConfig config = new PeerFetchConfig(true, 2, Duration.ofSeconds(WAIT_SECONDS), 1 << 20, Set.of("s3a"), 0);
     OwnerFetcher fetcher = new OwnerFetcher(config, BLOCK, engine.filler(), v -> source, engine.stats(), Duration.ofSeconds(30), System::nanoTime);
     fetchers.add(fetcher);
-    return new TransferServer(service, host, port, secret, Duration.ofSeconds(WAIT_SECONDS), 4, fetcher);
+    return new TransferServer(service, host, new PeerConfig(true, port, secret, Duration.ofSeconds(WAIT_SECONDS), 4, TransferTlsConfig.DISABLED), fetcher);
   }
 
   private PeerClient client(int port, String secret) {
@@ -175,7 +176,7 @@ class StreamedFillTest {
   }
 
   private PeerClient client(int port, String secret, ClusterLocality ring) {
-    PeerConfig config = new PeerConfig(true, port, secret, Duration.ofSeconds(WAIT_SECONDS), 1);
+    PeerConfig config = new PeerConfig(true, port, secret, Duration.ofSeconds(WAIT_SECONDS), 1, TransferTlsConfig.DISABLED);
     return new PeerClient(config, new PeerFetchConfig(true, 2, Duration.ofSeconds(WAIT_SECONDS), 1 << 20, Set.of("s3a"), 0), ring);
   }
 

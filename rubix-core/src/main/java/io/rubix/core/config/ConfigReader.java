@@ -3,10 +3,12 @@ package io.rubix.core.config;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.spi.config.ConfigKey;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
@@ -103,6 +105,25 @@ public final class ConfigReader {
       return List.of();
     }
     return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+  }
+
+  /**
+   * A password or token from Hadoop's credential providers ({@code hadoop.security.credential.provider.path}),
+   * else from the configuration; empty when neither has it. A failing provider is named, the value never.
+   */
+  public Optional<Secret> secret(ConfigKey key) {
+    char[] value;
+    try {
+      value = conf.getPassword(key.name());
+    } catch (IOException e) {
+      // the message of a credential provider failure does not contain the secret
+      throw new InvalidConfigException(key, "[redacted]", "a value readable from the credential providers (" + e.getMessage() + ")");
+    }
+    if (value == null) {
+      return Optional.empty();
+    }
+    String text = new String(value).trim();
+    return text.isEmpty() ? Optional.empty() : Optional.of(new Secret(text));
   }
 
   static OptionalLong parseBytes(String value) {

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import javax.crypto.Mac;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import static java.util.Objects.requireNonNull;
@@ -43,7 +44,14 @@ import static java.util.Objects.requireNonNull;
  * fails verification (MAC or CRC32C) is a failure of the peer, counted by {@link #badResponses()} and
  * logged at warn; the blocks verified before it stay served, the others are read from the source.
  *
- * <p>Thread-safe: each {@link #fetch} uses its own connection; the only shared state is the counter.
+ * <p>With {@code rubix.network.transfer.tls.enabled} every connection is TLS ({@link TransferTls}): the
+ * owner's certificate must chain to the trust store and name the host connected to. A TLS failure
+ * (no common protocol, an untrusted or wrong-host certificate, a plaintext owner, an owner that wants
+ * a certificate this reader lacks) is a failure of the peer like any other, its reason given to
+ * {@link io.rubix.core.cluster.NodeLiveness}, which logs it once as the node goes down.
+ *
+ * <p>Thread-safe: each {@link #fetch} uses its own connection; the shared state is the counter and
+ * the TLS sessions the JDK keeps for resumption.
  */
 public final class PeerClient implements PeerReader {
   private static final Logger LOG = LoggerFactory.getLogger(PeerClient.class);
@@ -56,6 +64,7 @@ public final class PeerClient implements PeerReader {
   private final int statusWaitMillis;
   private final long readAheadBytes;
   private final AtomicLong badResponses = new AtomicLong();
+  private final Handshake handshake;
 
   public PeerClient(PeerConfig config, ClusterLocality locality) {
     this(config, new PeerFetchConfig(false, 1, Duration.ZERO, 1, Set.of(), 0), locality);
@@ -73,6 +82,7 @@ public final class PeerClient implements PeerReader {
     if (config.port() <= 0) {
       throw new IllegalArgumentException("Peer reads need a fixed transfer port, not " + config.port());
     }
+    this.handshake = config.tls().enabled() ? TransferTls.reader(config.tls())::client : (socket, host, port) -> socket;
   }
 
   @Override
@@ -114,13 +124,18 @@ public final class PeerClient implements PeerReader {
           config.port(), first, groupEnd, version.path(), blocks.size(), e.getMessage());
       locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed verification: " + e.getMessage());
       return new Transfer(blocks, groupEnd, true);
+    } catch (SSLException e) {
+      LOG.debug("TLS with peer {} ({}:{}) failed for blocks [{}, {}) of {}", owner.id(), owner.host(), config.port(), first, groupEnd, version.path(), e);
+      locality.liveness().markDown(owner, "TLS with port " + config.port() + " failed (" + e.getMessage()
+          + "); check rubix.network.transfer.tls.* on both nodes");
+      return new Transfer(blocks, groupEnd, true);
     } catch (NotServedException e) {
       LOG.debug("Blocks [{}, {}) of {} not served by {}: {}", first, groupEnd, version.path(), owner.id(), e.status);
       return new Transfer(blocks, groupEnd, true);
     } catch (IOException | RuntimeException e) {
       LOG.debug("Peer read of blocks [{}, {}) of {} from {}:{} failed after {} blocks: {}", first, groupEnd, version.path(), owner.host(),
           config.port(), blocks.size(), e.toString());
-      locality.liveness().markDown(owner, "peer read from port " + config.port() + " failed: " + e);
+      locality.liveness().markDown(owner, "peer read from port " + config.port() + (config.tls().enabled() ? " over TLS" : "") + " failed: " + e);
       return new Transfer(blocks, groupEnd, true);
     }
   }
@@ -158,31 +173,39 @@ public final class PeerClient implements PeerReader {
     byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version, blockSize, first, end - first, fill), secret);
     Mac mac = secret == null ? null : TransferProtocol.responseMac(secret, TransferProtocol.requestMac(request));
     String what = "the answer of peer " + owner.id() + " for blocks [" + first + ", " + end + ") of " + version.path();
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(owner.host(), config.port()), timeoutMillis);
+    try (Socket plain = new Socket()) {
+      plain.connect(new InetSocketAddress(owner.host(), config.port()), timeoutMillis);
       // the owner may fetch the blocks from the source before it answers, and sends them as they arrive
-      socket.setSoTimeout(timeoutMillis + statusWaitMillis);
-      socket.setTcpNoDelay(true);
-      OutputStream out = socket.getOutputStream();
-      out.write(request);
-      out.flush();
-      AnswerDecoder answer = new AnswerDecoder(new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024)), mac, what);
-      Status status = answer.status();
-      if (status == Status.NOT_CACHED || status == Status.STALE || status == Status.BAD_REQUEST) {
-        throw new NotServedException(status);
-      }
-      if (status != Status.OK) {
-        throw new IOException("Peer " + owner.id() + " answered " + status);
-      }
-      for (int b = first; b < end; b++) {
-        byte[] bytes = answer.nextBlock(version.blockLength(b, blockSize));
-        if (bytes == null) {
-          return;
+      plain.setSoTimeout(timeoutMillis + statusWaitMillis);
+      plain.setTcpNoDelay(true);
+      try (Socket socket = handshake.secure(plain, owner.host(), config.port())) {
+        OutputStream out = socket.getOutputStream();
+        out.write(request);
+        out.flush();
+        AnswerDecoder answer = new AnswerDecoder(new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024)), mac, what);
+        Status status = answer.status();
+        if (status == Status.NOT_CACHED || status == Status.STALE || status == Status.BAD_REQUEST) {
+          throw new NotServedException(status);
         }
-        received.accept(new PeerBlock(version, b, bytes, 0, bytes.length));
+        if (status != Status.OK) {
+          throw new IOException("Peer " + owner.id() + " answered " + status);
+        }
+        for (int b = first; b < end; b++) {
+          byte[] bytes = answer.nextBlock(version.blockLength(b, blockSize));
+          if (bytes == null) {
+            return;
+          }
+          received.accept(new PeerBlock(version, b, bytes, 0, bytes.length));
+        }
+        answer.end();
       }
-      answer.end();
     }
+  }
+
+  /** Secures a connection to an owner: TLS, or nothing at all. */
+  @FunctionalInterface
+  private interface Handshake {
+    Socket secure(Socket connected, String host, int port) throws IOException;
   }
 
   /**

@@ -8,13 +8,14 @@ public final class RubixKeys {
   private RubixKeys() {}
 
   public static List<Class<?>> keyClasses() {
-    return List.of(CacheKeys.class, InsightKeys.class, BookKeeperKeys.class, PeerFetchKeys.class, ClusterKeys.class);
+    return List.of(CacheKeys.class, InsightKeys.class, BookKeeperKeys.class, TransferTlsKeys.class, PeerFetchKeys.class, ClusterKeys.class);
   }
 
   public static List<ConfigKey> all() {
     List<ConfigKey> keys = new ArrayList<>(CacheKeys.all());
     keys.addAll(InsightKeys.all());
     keys.addAll(BookKeeperKeys.all());
+    keys.addAll(TransferTlsKeys.all());
     keys.addAll(PeerFetchKeys.all());
     keys.addAll(ClusterKeys.all());
     return List.copyOf(keys);

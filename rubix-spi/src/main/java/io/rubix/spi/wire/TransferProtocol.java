@@ -71,6 +71,14 @@ import javax.crypto.spec.SecretKeySpec;
  * sit on the path can make readers return bytes of their choosing. Run without a secret only on a
  * network where every host and every local user of the nodes is trusted with the data.
  *
+ * <p><b>With TLS</b> ({@code rubix.network.transfer.tls.enabled}) these same bytes travel inside a TLS
+ * connection (TLSv1.3 or TLSv1.2): the transfer becomes confidential, readers take answers only
+ * from an owner whose certificate their trust store vouches for and names the host they connected to,
+ * and with {@code client.auth=required} an owner reads no request of a reader without a certificate
+ * it trusts. TLS changes nothing in this format, and the secret's MACs still bind each answer to its
+ * request. A frame that starts like a TLS record (one end speaks TLS, the other does not) is refused
+ * as a bad magic that says so.
+ *
  * <p>Version 4 (this one) sends blocks in frames with each block's CRC32C and tag after its bytes, so an
  * owner can send bytes as they arrive from the source; version 3 added the request nonce and the
  * response MAC; version 2 added the flags
@@ -246,7 +254,7 @@ public final class TransferProtocol {
     });
     int magic = body.readInt();
     if (magic != MAGIC) {
-      throw new ProtocolException("Bad magic " + Integer.toHexString(magic));
+      throw new ProtocolException("Bad magic " + Integer.toHexString(magic) + tlsRecordNote(magic));
     }
     short version = body.readShort();
     if (version != VERSION) {
@@ -358,11 +366,18 @@ public final class TransferProtocol {
     return bytes.array();
   }
 
+  /** What a wrong magic says when it is the start of a TLS record (handshake or alert, TLS 1.x): one end speaks TLS, the other does not. */
+  private static String tlsRecordNote(int magic) {
+    int type = magic >>> 24;
+    int major = (magic >>> 16) & 0xff;
+    return (type == 0x15 || type == 0x16) && major == 3 ? " (a TLS record: rubix.network.transfer.tls.enabled differs between the two ends)" : "";
+  }
+
   /** Reads a response's magic, version and status. */
   public static Status readStatus(DataInputStream in) throws IOException {
     int magic = in.readInt();
     if (magic != MAGIC) {
-      throw new ProtocolException("Bad magic " + Integer.toHexString(magic) + " in transfer response");
+      throw new ProtocolException("Bad magic " + Integer.toHexString(magic) + " in transfer response" + tlsRecordNote(magic));
     }
     short version = in.readShort();
     if (version != VERSION) {

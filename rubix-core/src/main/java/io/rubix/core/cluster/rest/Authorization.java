@@ -2,6 +2,7 @@ package io.rubix.core.cluster.rest;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.config.Secret;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.InvalidConfigException;
+import io.rubix.core.config.Secret;
 import io.rubix.spi.config.ClusterKeys;
 import java.net.URI;
 import java.nio.file.Path;
@@ -36,8 +37,8 @@ record PrestoClusterConfig(PrestoFlavor flavor, URI coordinator, String user, Au
     if (user.contains(":") || user.chars().anyMatch(Character::isISOControl)) {
       throw new InvalidConfigException(ClusterKeys.PRESTO_USER, user, "a user name without ':' or control characters");
     }
-    Optional<Secret> password = RestClientConfig.secret(conf, ClusterKeys.PRESTO_PASSWORD.name());
-    Optional<Secret> token = RestClientConfig.secret(conf, ClusterKeys.PRESTO_TOKEN.name());
+    Optional<Secret> password = reader.secret(ClusterKeys.PRESTO_PASSWORD);
+    Optional<Secret> token = reader.secret(ClusterKeys.PRESTO_TOKEN);
     String tokenFile = reader.raw(ClusterKeys.PRESTO_TOKEN_FILE);
     int credentials = (password.isPresent() ? 1 : 0) + (token.isPresent() ? 1 : 0) + (tokenFile != null ? 1 : 0);
     if (credentials > 1) {

@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.InvalidConfigException;
+import io.rubix.core.config.Secret;
 import io.rubix.spi.config.ClusterKeys;
-import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -49,7 +49,7 @@ record RestClientConfig(Duration connectTimeout, Duration requestTimeout, Durati
         throw new InvalidConfigException(ClusterKeys.REST_TRUSTSTORE_PATH, path, "an absolute path of a trust store file");
       }
       String type = reader.isSet(ClusterKeys.REST_TRUSTSTORE_TYPE) ? reader.raw(ClusterKeys.REST_TRUSTSTORE_TYPE) : KeyStore.getDefaultType();
-      trustStore = Optional.of(new TrustStore(Path.of(path), secret(conf, ClusterKeys.REST_TRUSTSTORE_PASSWORD.name()), type));
+      trustStore = Optional.of(new TrustStore(Path.of(path), reader.secret(ClusterKeys.REST_TRUSTSTORE_PASSWORD), type));
     } else if (reader.isSet(ClusterKeys.REST_TRUSTSTORE_PASSWORD) || reader.isSet(ClusterKeys.REST_TRUSTSTORE_TYPE)) {
       throw new InvalidConfigException(ClusterKeys.REST_TRUSTSTORE_PATH, "",
           "a trust store path when " + ClusterKeys.REST_TRUSTSTORE_PASSWORD.name() + " or " + ClusterKeys.REST_TRUSTSTORE_TYPE.name() + " is set");
@@ -61,25 +61,6 @@ record RestClientConfig(Duration connectTimeout, Duration requestTimeout, Durati
         refreshInterval,
         reader.getDuration(ClusterKeys.REST_BACKOFF_MAX, Duration.ofMillis(1)),
         trustStore);
-  }
-
-  /**
-   * A secret from Hadoop's credential providers ({@code hadoop.security.credential.provider.path}),
-   * else from the configuration; empty when neither has it.
-   */
-  static Optional<Secret> secret(Configuration conf, String key) {
-    char[] value;
-    try {
-      value = conf.getPassword(key);
-    } catch (IOException e) {
-      // the message of a credential provider failure does not contain the secret
-      throw new InvalidConfigException(key, "[redacted]", "a value readable from the credential providers (" + e.getMessage() + ")");
-    }
-    if (value == null) {
-      return Optional.empty();
-    }
-    String text = new String(value).trim();
-    return text.isEmpty() ? Optional.empty() : Optional.of(new Secret(text));
   }
 
   /**

@@ -1,16 +1,16 @@
-package io.rubix.core.cluster.rest;
+package io.rubix.core.config;
 
 import static java.util.Objects.requireNonNull;
 
 /** A password or token: its {@link #toString()} never shows the value, so it cannot leak into logs or exceptions. */
-final class Secret {
+public final class Secret {
   private final String value;
 
-  Secret(String value) {
+  public Secret(String value) {
     this.value = requireNonNull(value, "value is null");
   }
 
-  String reveal() {
+  public String reveal() {
     return value;
   }
 
