@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.testing.S3Server;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileRange;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,6 +101,26 @@ class InputBytesTest {
         in.readFully(1 << 20, footer, 0, 10);
       }
       assertThat(threadBytesRead() - before).isEqualTo(110);
+    }
+  }
+
+  /** ORC reads stripes with vectored reads, which run on other threads: the asking thread counts them. */
+  @Test
+  void aVectoredReadCountsItsRangesInTheAskingThread() throws Exception {
+    Configuration conf = server.s3aConfiguration();
+    conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
+    conf.set("rubix.cache.dirs", cacheDir.toString());
+    conf.set("rubix.cache.jmx.enabled", "false");
+    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://metrics/"), conf)) {
+      long before = threadBytesRead();
+      List<FileRange> ranges = List.of(FileRange.createFileRange(0, 1000), FileRange.createFileRange(2 << 20, 5000));
+      try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("s3a://metrics/object"))) {
+        in.readVectored(ranges, ByteBuffer::allocate);
+        for (FileRange range : ranges) {
+          range.getData().get();
+        }
+      }
+      assertThat(threadBytesRead() - before).isEqualTo(6000);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.rubix.spark;
 
 import io.rubix.core.cluster.ClusterConfig;
+import io.rubix.spark.sql.ExecutorHosts;
 import io.rubix.spark.sql.RubixExtensions;
 import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.config.ClusterKeys;
@@ -9,6 +10,8 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
@@ -23,7 +26,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Driver side of {@link RubixPlugin}: points the session's caching file systems at the executors'
- * BookKeepers and keeps the list of executor hosts, published as the Hadoop key {@value #NODES_KEY}
+ * BookKeepers and keeps the list of their cache nodes (the executors' hosts, or their nodes' daemon
+ * addresses where those differ, as for Kubernetes pods; then {@link ExecutorHosts} maps them back to
+ * the executors' hosts for the scheduler), published as the Hadoop key {@value #NODES_KEY}
  * of the SparkContext's Hadoop configuration (comma-separated, sorted) and, when
  * {@value #NODES_FILE} is set, as a file with one host per line (replaced atomically) that the
  * executors' {@link NodeListRelay}s copy to their nodes. With that file and no
@@ -31,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * cluster ({@code rubix.cluster.manager=file}), so split owners follow the executors.
  */
 final class RubixDriverPlugin implements DriverPlugin {
-  /** Hadoop key the driver publishes the executor hosts under. */
+  /** Hadoop key the driver publishes the cache nodes under. */
   static final String NODES_KEY = "rubix.cluster.nodes";
-  /** Spark key: a file the driver keeps the executor hosts in. */
+  /** Spark key: a file the driver keeps the cache nodes in. */
   static final String NODES_FILE = "spark.rubix.nodes.file";
 
   /** Spark's static key naming the session extensions. */
@@ -61,6 +66,8 @@ final class RubixDriverPlugin implements DriverPlugin {
         hadoopConf.set(ClusterKeys.MANAGER.name(), ClusterConfig.FILE);
         hadoopConf.set(ClusterKeys.NODES_FILE.name(), nodesFile.toAbsolutePath().toString());
       }
+      // the list exists, empty, from the start: a file system made before any executor registered reads no nodes, not a missing file
+      publish();
     }
     context.addSparkListener(new SparkListener() {
       @Override
@@ -92,8 +99,8 @@ final class RubixDriverPlugin implements DriverPlugin {
   @Override
   public Object receive(Object message) {
     if (message instanceof ExecutorRegistration registration) {
-      LOG.info("RubiX executor {} on {} uses BookKeeper port {} ({})", registration.executorId(), registration.host(),
-          registration.bookKeeperPort(), registration.embedded() ? "embedded" : "node daemon");
+      LOG.info("RubiX executor {} on {} uses the BookKeeper at {}:{} ({})", registration.executorId(), registration.host(),
+          registration.cacheHost(), registration.bookKeeperPort(), registration.embedded() ? "embedded" : "node daemon");
       executors.put(registration.executorId(), registration);
       publish();
       return null;
@@ -104,11 +111,19 @@ final class RubixDriverPlugin implements DriverPlugin {
     return null;
   }
 
-  /** The hosts of the executors currently registered, sorted, without duplicates. */
+  /**
+   * The cache nodes of the executors currently registered (the addresses of the BookKeepers they use:
+   * their own hosts, unless they reach their node's daemon at the node's address), sorted, without duplicates.
+   */
   List<String> hosts() {
-    TreeSet<String> hosts = new TreeSet<>();
-    executors.values().forEach(e -> hosts.add(e.host()));
-    return List.copyOf(hosts);
+    return List.copyOf(executorsByNode().keySet());
+  }
+
+  /** The hosts of the registered executors by the cache node they use. */
+  private Map<String, Set<String>> executorsByNode() {
+    Map<String, Set<String>> byNode = new TreeMap<>();
+    executors.values().forEach(e -> byNode.computeIfAbsent(e.cacheHost(), n -> new TreeSet<>()).add(e.host()));
+    return byNode;
   }
 
   private synchronized NodeListMessages.Answer nodeList() {
@@ -119,6 +134,12 @@ final class RubixDriverPlugin implements DriverPlugin {
     List<String> hosts = hosts();
     version++;
     hadoopConf.set(NODES_KEY, String.join(",", hosts));
+    String executorHosts = ExecutorHosts.format(executorsByNode());
+    if (executorHosts == null) {
+      hadoopConf.unset(ExecutorHosts.KEY);
+    } else {
+      hadoopConf.set(ExecutorHosts.KEY, executorHosts);
+    }
     if (nodesFile != null) {
       try {
         NodeListFile.write(nodesFile, hosts);

@@ -8,6 +8,8 @@ import io.rubix.core.cluster.ClusterConfig;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.spi.thrift.TServiceInfo;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -52,7 +54,8 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
       LOG.warn("RubiX could not reach or start a BookKeeper on executor {}; reads go to the source", context.executorID(), e);
     }
     try {
-      context.send(new ExecutorRegistration(context.executorID(), host(context), port, embedded));
+      String host = host(context);
+      context.send(new ExecutorRegistration(context.executorID(), host, port, embedded, cacheHost(client, host)));
     } catch (IOException | RuntimeException e) {
       LOG.warn("Could not register executor {} with the RubiX driver plugin", context.executorID(), e);
     }
@@ -77,6 +80,23 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
       return env.blockManager().blockManagerId().host();
     }
     return context.hostname();
+  }
+
+  /**
+   * The address of the BookKeeper this executor uses, as its peers and the scheduler know the node:
+   * the executor's own host, unless the client reaches the daemon at another, non-loopback address
+   * (a Kubernetes pod reaching its node's daemon at the node's address).
+   */
+  static String cacheHost(ClientConfig client, String executorHost) {
+    String daemon = client.host();
+    try {
+      if (daemon == null || daemon.isBlank() || InetAddress.getByName(daemon).isLoopbackAddress()) {
+        return executorHost;
+      }
+    } catch (UnknownHostException e) {
+      return executorHost;
+    }
+    return daemon;
   }
 
   /** The BookKeeper answering on the configured host and port, or null when none does. */

@@ -184,8 +184,10 @@ class SparkS3EndToEndTest {
     S3ServerControl.Counters directCounters = server.reset();
     directInput = inputBytes() - directInput;
     caching(true);
+    long coldInput = inputBytes();
     List<List<String>> cold = run(queries);
     S3ServerControl.Counters coldCounters = server.reset();
+    coldInput = inputBytes() - coldInput;
     caching(true);
     long warmInput = inputBytes();
     List<List<String>> warm = run(queries);
@@ -193,7 +195,7 @@ class SparkS3EndToEndTest {
     warmInput = inputBytes() - warmInput;
 
     String counters = "direct " + directCounters + ", cold " + coldCounters + ", warm " + warmCounters + "; input bytes in Spark's task metrics: direct "
-        + directInput + ", warm " + warmInput;
+        + directInput + ", cold " + coldInput + ", warm " + warmInput;
     System.err.println(format + ": " + counters);
     assertThat(direct).allSatisfy(rows -> assertThat(rows).isNotEmpty());
     assertThat(cold).isEqualTo(direct);
@@ -202,8 +204,13 @@ class SparkS3EndToEndTest {
     assertThat(warmCounters.bytes())
         .as("bytes served on the warm run: %s", counters)
         .isLessThanOrEqualTo(coldCounters.bytes() / 100);
-    // tasks served by the cache report their input as tasks reading S3 do (Spark's UI showed 0 B for them)
-    assertThat(warmInput).as("warm input bytes: %s", counters).isBetween(directInput / 2, directInput * 2);
+    // tasks report the bytes they read, wherever they came from (Spark's UI showed 0 B for tasks served by
+    // the cache, and the blocks the cache fetched for cold ones), vectored reads included. Plain S3A is no
+    // yardstick: it counts ORC's vectored reads in no task's thread (ORC: 0.56 MB against 5 MB read) and
+    // the bytes it skips on a forward seek as read (Parquet: 1.2x). Cold counts up to 7% less than warm:
+    // S3A adds a source stream's bytes to the thread's statistics when the stream closes, inside a later read.
+    assertThat(coldInput).as("cold input bytes: %s", counters).isBetween(warmInput * 9 / 10, warmInput);
+    assertThat(warmInput).as("warm input bytes: %s", counters).isGreaterThanOrEqualTo(directInput * 4 / 5);
   }
 
   /** The input bytes of every task that ended so far, as Spark's task metrics (and UI) report them. */

@@ -111,7 +111,8 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
 
   /**
    * Fills {@code buffer} from {@code at}: as a stream read when {@code stream}, else as one range of a
-   * vectored read ({@link BlockReader#readDeclared}: no read-ahead).
+   * vectored read ({@link BlockReader#readDeclared}: no read-ahead; its bytes were counted when the
+   * vectored read was asked for, in the asking thread).
    */
   void readFully(long at, ByteBuffer buffer, boolean stream) throws IOException {
     checkOpen();
@@ -132,7 +133,14 @@ public sealed class CachingInputStream extends FSInputStream implements ByteBuff
       }
       next += n;
     }
-    inputBytes.returned(mark, next - at);
+    if (stream) {
+      inputBytes.returned(mark, next - at);
+    }
+  }
+
+  /** The file system's statistics, for a vectored read, which counts its bytes in the asking thread. */
+  InputBytes inputBytes() {
+    return inputBytes;
   }
 
   /** A positioned read, its bytes counted in the file system's statistics. */

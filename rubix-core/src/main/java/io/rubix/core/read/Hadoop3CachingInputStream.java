@@ -44,6 +44,8 @@ public final class Hadoop3CachingInputStream extends CachingInputStream
     checkOpen();
     List<? extends FileRange> sorted = validateAndSort(ranges, session.version.length(), session.version.path());
     fetchGroups(sorted);
+    // the ranges are read on other threads; engines take input bytes from the asking thread's statistics
+    inputBytes().requested(sorted.stream().mapToLong(FileRange::getLength).sum());
     List<CompletableFuture<ByteBuffer>> futures = new ArrayList<>(sorted.size());
     for (FileRange range : sorted) {
       CompletableFuture<ByteBuffer> future = CompletableFuture.supplyAsync(() -> {

@@ -33,6 +33,16 @@ public final class InputBytes {
     return statistics == null ? 0 : statistics.getThreadStatistics().getBytesRead();
   }
 
+  /**
+   * A vectored read asked for {@code bytes}, which other threads read: counted in the asking thread
+   * (the task's), where engines look, when the read is asked for.
+   */
+  void requested(long bytes) {
+    if (statistics != null && bytes > 0) {
+      statistics.incrementBytesRead(bytes);
+    }
+  }
+
   /** A read that began at {@code mark} returned {@code bytes} (0 or less: none): this thread's record gains exactly those. */
   void returned(long mark, long bytes) {
     if (statistics == null) {

@@ -1,7 +1,10 @@
 package io.rubix.spark.sql;
 
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.spark.Partition;
 import org.apache.spark.TaskContext;
 import org.apache.spark.rdd.RDD;
@@ -25,12 +28,15 @@ final class OwnerPackedRDD extends RDD<InternalRow> {
   private final FileScanRDD scan;
   // like FileScanRDD's own partitions: needed on the driver only, not shipped with every task
   private final transient FilePartition[] tasks;
+  private final transient Map<String, List<String>> executorHosts;
 
-  OwnerPackedRDD(FileScanRDD scan, List<FilePartition> tasks) {
+  /** {@code executorHosts}: the executors' hosts of each node whose executors have other addresses ({@link ExecutorHosts}). */
+  OwnerPackedRDD(FileScanRDD scan, List<FilePartition> tasks, Map<String, List<String>> executorHosts) {
     super(scan.context(), CollectionConverters.asScala(List.<org.apache.spark.Dependency<?>>of()).toList(),
         ClassTag$.MODULE$.apply(InternalRow.class));
     this.scan = scan;
     this.tasks = tasks.toArray(FilePartition[]::new);
+    this.executorHosts = Map.copyOf(executorHosts);
   }
 
   @Override
@@ -43,8 +49,13 @@ final class OwnerPackedRDD extends RDD<InternalRow> {
     return Arrays.copyOf(tasks, tasks.length, Partition[].class);
   }
 
+  /** The task's owner hosts, each as the hosts of the executors on that node where those differ. */
   @Override
   public Seq<String> getPreferredLocations(Partition split) {
-    return CollectionConverters.asScala(Arrays.asList(((FilePartition) split).preferredLocations())).toList();
+    Set<String> hosts = new LinkedHashSet<>();
+    for (String host : ((FilePartition) split).preferredLocations()) {
+      hosts.addAll(executorHosts.getOrDefault(host, List.of(host)));
+    }
+    return CollectionConverters.asScala(List.copyOf(hosts)).toList();
   }
 }

@@ -2,6 +2,7 @@ package io.rubix.spark.sql;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -22,20 +23,22 @@ final class ScanPacking {
   private ScanPacking() {}
 
   /**
-   * {@code input} (the scan's own RDD) with its pieces packed by owner; {@code input} itself for a
-   * bucketed scan (its tasks are its buckets), a scan whose pieces name fewer than two hosts, or when
-   * the packing would pass the user's {@code spark.sql.files.maxPartitionNum}.
+   * {@code input} (the scan's own RDD) with its pieces packed by owner, each task preferring its owner's
+   * executors ({@link ExecutorHosts}); {@code input} itself for a bucketed scan (its tasks are its
+   * buckets), a scan whose pieces name fewer than two hosts (unless executors have other addresses than
+   * their nodes), or when the packing would pass the user's {@code spark.sql.files.maxPartitionNum}.
    */
   static RDD<InternalRow> pack(FileSourceScanExec node, RDD<InternalRow> input) {
     if (node.bucketedScan() || !(input instanceof FileScanRDD scan)) {
       return input;
     }
+    SparkSession session = node.relation().sparkSession();
+    Map<String, List<String>> executorHosts = ExecutorHosts.parse(session.sparkContext().hadoopConfiguration().get(ExecutorHosts.KEY));
     List<PartitionedFile> pieces = new ArrayList<>();
     CollectionConverters.asJava(scan.filePartitions()).forEach(p -> pieces.addAll(List.of(p.files())));
-    if (OwnerPacking.hosts(pieces, ScanPacking::host) < 2) {
+    if (OwnerPacking.hosts(pieces, ScanPacking::host) < 2 && executorHosts.isEmpty()) {
       return input;
     }
-    SparkSession session = node.relation().sparkSession();
     long maxSplitBytes = FilePartition$.MODULE$.maxSplitBytes(session, node.dynamicallySelectedPartitions());
     long openCost = session.sessionState().conf().filesOpenCostInBytes();
     List<List<PartitionedFile>> groups = OwnerPacking.pack(pieces, ScanPacking::host, PartitionedFile::length,
@@ -50,7 +53,7 @@ final class ScanPacking {
     }
     LOG.debug("{} pieces of {} packed by owner into {} tasks (by size: {})", pieces.size(),
         node.relation().location().rootPaths(), tasks.size(), scan.filePartitions().size());
-    return new OwnerPackedRDD(scan, tasks);
+    return new OwnerPackedRDD(scan, tasks, executorHosts);
   }
 
   /** The piece's first host, as Spark's scheduler weighs them ("localhost" is none, as for Spark). */

@@ -139,9 +139,11 @@ class SparkClusterIT {
     assertThat(warm.localByteShare()).as(figures).isGreaterThanOrEqualTo(0.9);
     assertThat(bySize.answers).as(figures).isEqualTo(direct);
     assertThat(bySize.localByteShare()).as("Spark's packing mixes owners in a task: " + figures).isLessThan(0.9);
-    // Spark's input metrics count bytes served by the cache as S3A counts its own
-    assertThat(cold.inputBytes).as(figures).isBetween(directInputBytes * 9 / 10, directInputBytes * 11 / 10);
-    assertThat(warm.inputBytes).as(figures).isBetween(directInputBytes * 9 / 10, directInputBytes * 11 / 10);
+    // Spark's input metrics: the bytes the scan read, wherever they came from (on the warm pass, the
+    // executors' cache hits byte for byte); at least what plain S3A reports (its vectored reads, which
+    // ORC reads stripes with, count in no task's thread)
+    assertThat(warm.inputBytes).as(figures).isEqualTo(warm.executor(CacheCounter.HIT_BYTES)).isGreaterThanOrEqualTo(directInputBytes);
+    assertThat(cold.inputBytes).as(figures).isBetween(warm.inputBytes * 9 / 10, warm.inputBytes);
   }
 
   /** What one pass of the queries read and from where. */
@@ -215,13 +217,11 @@ class SparkClusterIT {
     }
 
     /**
-     * The share of the bytes the executors' readers got that did not come from a peer: from the node's
-     * own cache (hits), or fetched by the node for its own cache (misses), as the cache counts them.
+     * The share of the scan's bytes (Spark's input bytes: every byte its readers got, counted once)
+     * that did not come from a peer's cache (each executor's cache counts those it took from peers).
      */
     double localByteShare() {
-      long local = executor(CacheCounter.HIT_BYTES) + executor(CacheCounter.MISS_BYTES);
-      long remote = peerBytes + executor(CacheCounter.NON_OWNER_SOURCE_BYTES);
-      return local + remote == 0 ? 0 : local / (double) (local + remote);
+      return inputBytes == 0 ? 0 : 1 - peerBytes / (double) inputBytes;
     }
   }
 

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.Partition;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -96,6 +97,30 @@ class OwnerPackedScanTest {
     // the same pieces, in at most one partly filled task more per host
     assertThat(pieces(tasks)).containsExactlyInAnyOrderElementsOf(pieces(bySize));
     assertThat(tasks).hasSizeLessThanOrEqualTo(bySize.size() + HostedFileSystem.HOSTS);
+  }
+
+  /**
+   * Kubernetes: executors are pods, known to the scheduler by pod addresses, while block locations name
+   * the nodes whose BookKeepers own the splits; each task prefers the executors on its owner's node.
+   */
+  @Test
+  void tasksPreferTheExecutorsOnTheirOwnersNode() {
+    Map<String, List<String>> pods = Map.of("10.0.0.1", List.of("10.244.0.5", "10.244.0.7"), "10.0.0.2", List.of("10.244.1.9"),
+        "10.0.0.3", List.of("10.244.2.4"));
+    spark.sparkContext().hadoopConfiguration().set(ExecutorHosts.KEY, "10.0.0.1=10.244.0.5 10.244.0.7,10.0.0.2=10.244.1.9,10.0.0.3=10.244.2.4");
+    try {
+      Dataset<Row> scan = spark.read().parquet(sales);
+      scan.collectAsList();
+      List<SparkPlan> scans = new ArrayList<>();
+      collectScans(scan.queryExecution().executedPlan(), scans);
+      org.apache.spark.rdd.RDD<?> input = ((FileSourceScanExec) scans.get(0)).inputRDD();
+      for (Partition partition : input.partitions()) {
+        String node = hosts((FilePartition) partition).get(0);
+        assertThat(CollectionConverters.asJava(input.preferredLocations(partition))).containsExactlyElementsOf(pods.get(node));
+      }
+    } finally {
+      spark.sparkContext().hadoopConfiguration().unset(ExecutorHosts.KEY);
+    }
   }
 
   @Test
