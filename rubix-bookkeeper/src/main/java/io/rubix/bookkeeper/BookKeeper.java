@@ -224,6 +224,7 @@ public final class BookKeeper implements AutoCloseable {
       values.put("rubix_transfer_unauthorized_requests", transfer.unauthorized());
       values.put("rubix_transfer_refused_handshakes", transfer.refusedHandshakes());
     }
+    values.put("rubix_peer_fill_enabled", peerFill == null ? 0L : 1L);
     if (peerFill != null) {
       values.putAll(peerFill.counters());
     }

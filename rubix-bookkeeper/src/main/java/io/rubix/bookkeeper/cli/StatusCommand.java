@@ -1,5 +1,6 @@
 package io.rubix.bookkeeper.cli;
 
+import io.rubix.bookkeeper.fetch.PeerFill;
 import io.rubix.spi.metadata.CacheInsightReport;
 import io.rubix.spi.metadata.CacheUsage;
 import io.rubix.spi.metadata.CachedFile;
@@ -50,6 +51,32 @@ final class StatusCommand implements Callable<Integer> {
         Formats.bytes(counters.getOrDefault("rubix_engines_peer_bytes", 0L)), fallbacks);
   }
 
+  /**
+   * Whether this node fetches the blocks it owns and has not cached for the peers that ask, and why not:
+   * when it does not, its peers read those blocks from the store themselves, uncached here.
+   */
+  static String peerFills(Map<String, Long> counters) {
+    if (!counters.containsKey("rubix_peer_fill_enabled")) {
+      return "not reported (an older daemon)";
+    }
+    if (!counters.containsKey("rubix_transfer_requests")) {
+      return "off: the transfer port is off (rubix.network.transfer.enabled, rubix.network.transfer.server.port)";
+    }
+    if (counters.get("rubix_peer_fill_enabled") == 0) {
+      return "off (rubix.network.transfer.fetch.enabled=false): peers read what this node has not cached from the store themselves";
+    }
+    long refused = counters.getOrDefault("rubix_peer_fill_not_allowed", 0L);
+    if (counters.getOrDefault(PeerFill.ALLOWED_STORES, 0L) == 0) {
+      return String.format(Locale.ROOT, "off: no store allowed (set rubix.network.transfer.fetch.allowed.authorities); peers read what this "
+          + "node has not cached from the store themselves; %d requests refused", refused);
+    }
+    return String.format(Locale.ROOT, "on for %d stores (the daemon's log names them): %d requests, %s fetched in %d requests; "
+        + "%d refused (store not allowed), %d busy, %d failed, %d stale", counters.get(PeerFill.ALLOWED_STORES),
+        counters.getOrDefault("rubix_peer_fill_requests", 0L), Formats.bytes(counters.getOrDefault("rubix_peer_fill_source_bytes", 0L)),
+        counters.getOrDefault("rubix_peer_fill_source_requests", 0L), refused, counters.getOrDefault("rubix_peer_fill_busy", 0L),
+        counters.getOrDefault("rubix_peer_fill_failed", 0L), counters.getOrDefault("rubix_peer_fill_stale", 0L));
+  }
+
   @Override
   public Integer call() throws Exception {
     DaemonSnapshot snapshot = daemonOptions.snapshot(top, true);
@@ -80,6 +107,7 @@ final class StatusCommand implements Callable<Integer> {
         counters.getOrDefault("rubix_bookkeeper_commit_calls", 0L), counters.getOrDefault("rubix_bookkeeper_abort_calls", 0L),
         counters.getOrDefault("rubix_bookkeeper_wait_calls", 0L), counters.getOrDefault("rubix_bookkeeper_bad_requests", 0L),
         counters.getOrDefault("rubix_bookkeeper_errors", 0L));
+    out.printf("  peer fills  %s%n", peerFills(counters));
     out.printf("  blocks      %d corrupt reports, %d recovered at start, %d requests for paths excluded by rules%n",
         counters.getOrDefault("rubix_bookkeeper_corrupt_block_reports", 0L), counters.getOrDefault("rubix_cache_recovered_blocks", 0L),
         counters.getOrDefault("rubix_rule_excluded_requests", 0L));

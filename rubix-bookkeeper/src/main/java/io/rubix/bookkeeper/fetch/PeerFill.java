@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  * block), the sources opened with the BookKeeper's configuration, and the bounded {@link OwnerFetcher}.
  */
 public final class PeerFill implements AutoCloseable {
+  /** Gauge: the stores ({@code rubix.network.transfer.fetch.allowed.authorities}) this node fetches from for peers; 0 is none. */
+  public static final String ALLOWED_STORES = "rubix_peer_fill_allowed_stores";
   private static final Logger LOG = LoggerFactory.getLogger(PeerFill.class);
   private static final CacheCounter[] COUNTERS = {CacheCounter.PEER_FILL_REQUESTS, CacheCounter.PEER_FILL_SOURCE_REQUESTS,
       CacheCounter.PEER_FILL_SOURCE_BYTES, CacheCounter.PEER_FILL_STALE, CacheCounter.PEER_FILL_FAILED, CacheCounter.PEER_FILL_BUSY, CacheCounter.PEER_FILL_NOT_ALLOWED};
@@ -31,8 +33,10 @@ public final class PeerFill implements AutoCloseable {
   private final CacheEngine engine;
   private final SourceFileSystems sources;
   private final OwnerFetcher fetcher;
+  private final int allowedStores;
 
-  private PeerFill(CacheEngine engine, SourceFileSystems sources, OwnerFetcher fetcher) {
+  private PeerFill(CacheEngine engine, SourceFileSystems sources, OwnerFetcher fetcher, int allowedStores) {
+    this.allowedStores = allowedStores;
     this.engine = engine;
     this.sources = sources;
     this.fetcher = fetcher;
@@ -55,16 +59,17 @@ public final class PeerFill implements AutoCloseable {
     SourceFileSystems sources = new SourceFileSystems(sourceConf, cache);
     OwnerFetcher fetcher = new OwnerFetcher(fetch, cache.blockSize(), engine.filler(), sources, engine.stats(),
         SOURCE_FAILURE_PAUSE, System::nanoTime);
-    return new PeerFill(engine, sources, fetcher);
+    return new PeerFill(engine, sources, fetcher, fetch.authorities().size());
   }
 
   public OwnerFetcher fetcher() {
     return fetcher;
   }
 
-  /** The owner-side peer fetch counters, by statistic name. */
+  /** The owner-side peer fetch counters, by statistic name, and how many stores this node fetches from for peers. */
   public Map<String, Long> counters() {
     Map<String, Long> values = new LinkedHashMap<>();
+    values.put(ALLOWED_STORES, (long) allowedStores);
     for (CacheCounter counter : COUNTERS) {
       values.put(counter.statisticName(), engine.stats().get(counter));
     }

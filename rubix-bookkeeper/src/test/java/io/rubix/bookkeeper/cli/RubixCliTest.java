@@ -116,6 +116,7 @@ class RubixCliTest {
     assertThat(status.exitCode()).as(status.err()).isZero();
     assertThat(status.out()).contains("BookKeeper test-node at 127.0.0.1:" + bookKeeper.port() + ": up", "2 objects",
         "(4/4 blocks)  s3a://bucket/warm/a.bin", "(1/1 blocks)  s3a://bucket/warm/b.bin", "expiry      off (rubix.cache.expire.after.idle)",
+        "peer fills  off: no store allowed (set rubix.network.transfer.fetch.allowed.authorities)",
         "hit ratio   0.0% of 4.0 MiB read by this node's JVMs came from the cache; 4.0 MiB from the source, 0 B from peers; 0 fallbacks");
     assertThat(status.out().indexOf("a.bin")).as("largest first").isLessThan(status.out().indexOf("b.bin"));
 
