@@ -14,6 +14,7 @@ import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.BlockFiller;
 import io.rubix.core.read.BlockReader;
 import io.rubix.core.read.CachingInputStream;
+import io.rubix.core.read.HandoffSource;
 import io.rubix.core.read.InputBytes;
 import io.rubix.core.read.Source;
 import io.rubix.core.stats.CacheStats;
@@ -62,6 +63,8 @@ public final class CacheEngine implements Closeable {
   /** The in-process service's per-table counters and working-set estimate (embedded mode only; the daemon has its own). */
   private final ObjectName insightBeanName;
   private final CachingInputStream.Factory streams = CachingInputStream.factory();
+  /** Null without peer reads. */
+  private final PeerReader peers;
 
   private CacheEngine(CacheConfig config, CacheMetadataService service, AutoCloseable serviceRelease, ChannelOpener opener, String name,
       BlockAdmission admission, PeerReader peers, CacheStats stats) {
@@ -69,6 +72,7 @@ public final class CacheEngine implements Closeable {
     this.stats = requireNonNull(stats, "stats is null");
     this.service = requireNonNull(service, "service is null");
     this.serviceRelease = requireNonNull(serviceRelease, "serviceRelease is null");
+    this.peers = peers;
     CacheFiles files = new CacheFiles(config.openFilesMax(), opener);
     if (service instanceof InProcessMetadataService inProcess) {
       inProcess.addEvictionListener(files::evicted);
@@ -137,7 +141,8 @@ public final class CacheEngine implements Closeable {
 
   /** A stream of {@code version}, the bytes it returns counted in {@code inputBytes} (a file system's Hadoop statistics). */
   public CachingInputStream open(ObjectVersion version, Source source, InputBytes inputBytes) {
-    return streams.open(reader, version, source, new StreamStats(stats), inputBytes, vectoredExecutor);
+    Source from = HandoffSource.wrap(source, peers, version, config.blockSize(), stats);
+    return streams.open(reader, version, from, new StreamStats(stats), inputBytes, vectoredExecutor);
   }
 
   /** Fills blocks into this engine's cache for others (an owner node serving peers). */

@@ -22,10 +22,12 @@ import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.cluster.ClusterNode;
 import io.rubix.spi.config.BookKeeperKeys;
+import io.rubix.spi.config.PeerFetchKeys;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -122,7 +124,9 @@ final class CachingSupport implements Closeable {
       // the cluster decides, the reader asks: read depends on cluster, never the other way
       BlockAdmission admission = locality == null || locality.admitsAll() ? BlockAdmission.ALL : locality::admits;
       PeerConfig peerConfig = PeerConfig.from(conf);
-      PeerReader peers = locality != null && peerConfig.enabled() && peerConfig.port() > 0 ? new PeerClient(peerConfig, PeerFetchConfig.from(conf), locality) : null;
+      Duration handOff = new ConfigReader(conf).getDuration(PeerFetchKeys.HANDOFF_WINDOW, Duration.ZERO);
+      PeerReader peers = locality != null && peerConfig.enabled() && peerConfig.port() > 0
+          ? new PeerClient(peerConfig, PeerFetchConfig.from(conf), locality, handOff) : null;
       return new CachingSupport(CacheEngine.create(config, clientConfig, name, opener, admission, peers), new StatusTracker(config), locality);
     } catch (RuntimeException e) {
       if (locality != null) {

@@ -105,6 +105,25 @@ public final class ClusterLocality implements Closeable {
     return Optional.of(r.rendezvous.node(r.rendezvous.owner(Rendezvous.key(Rendezvous.pathHash(path), offset / config.splitSize()))));
   }
 
+  /**
+   * The node that owned the split holding byte {@code offset} of {@code path} before this node joined:
+   * the split's runner-up among the live nodes, when this node is its owner; empty otherwise. Rendezvous
+   * hashing gives a joining node only splits it outranks every other node on, so without it their owner
+   * would be the runner-up.
+   */
+  public Optional<ClusterNode> previousOwner(String path, long offset) {
+    Ring r = ring();
+    if (r.rendezvous.size() < 2 || r.view.local().isEmpty()) {
+      return Optional.empty();
+    }
+    int[] top = new int[2];
+    r.rendezvous.top(Rendezvous.key(Rendezvous.pathHash(path), offset / config.splitSize()), top);
+    if (!r.rendezvous.node(top[0]).equals(r.view.local().get())) {
+      return Optional.empty();
+    }
+    return Optional.of(r.rendezvous.node(top[1]));
+  }
+
   /** Whether this node caches the block of {@code path} starting at {@code offset} ({@code rubix.cache.admission}). */
   public boolean admits(String path, long offset) {
     if (admitsAll()) {

@@ -65,6 +65,8 @@ public final class PeerClient implements PeerReader {
   private final long readAheadBytes;
   private final AtomicLong badResponses = new AtomicLong();
   private final Handshake handshake;
+  private final boolean handOffWindow;
+  private final long handOffUntilNanos;
 
   public PeerClient(PeerConfig config, ClusterLocality locality) {
     this(config, new PeerFetchConfig(false, 1, Duration.ZERO, 1, Set.of(), 0), locality);
@@ -72,6 +74,16 @@ public final class PeerClient implements PeerReader {
 
   /** A client that asks owners to fetch blocks they lack from the source when {@code fetch} enables it. */
   public PeerClient(PeerConfig config, PeerFetchConfig fetch, ClusterLocality locality) {
+    this(config, fetch, locality, Duration.ZERO);
+  }
+
+  /**
+   * {@link #PeerClient(PeerConfig, PeerFetchConfig, ClusterLocality)} that, for {@code handOffWindow}
+   * from now, takes blocks this node owns and has not cached from their previous owner ({@link #handOff}).
+   */
+  public PeerClient(PeerConfig config, PeerFetchConfig fetch, ClusterLocality locality, Duration handOffWindow) {
+    this.handOffUntilNanos = System.nanoTime() + handOffWindow.toNanos();
+    this.handOffWindow = !handOffWindow.isZero();
     this.config = requireNonNull(config, "config is null");
     this.fill = fetch.enabled();
     this.readAheadBytes = fetch.readAheadMax();
@@ -101,6 +113,30 @@ public final class PeerClient implements PeerReader {
     return transfer;
   }
 
+  @Override
+  public boolean handsOff() {
+    return handOffWindow && System.nanoTime() - handOffUntilNanos < 0;
+  }
+
+  @Override
+  public Transfer handOff(ObjectVersion version, int blockSize, int first, int end) {
+    Optional<ClusterNode> previous = handsOff() ? locality.previousOwner(version.path(), (long) first * blockSize) : Optional.empty();
+    long blocksPerSplit = Math.max(1, locality.splitSize() / blockSize);
+    int splitEnd = (int) Math.min(end, Math.min((first / blocksPerSplit + 1) * blocksPerSplit, (long) first + TransferProtocol.MAX_BLOCKS));
+    if (previous.isEmpty()) {
+      return new Transfer(List.of(), splitEnd, false);
+    }
+    List<PeerBlock> blocks = new ArrayList<>();
+    try {
+      fetch(previous.get(), version, blockSize, first, splitEnd, false, blocks::add);
+      return new Transfer(blocks, splitEnd, blocks.size() < splitEnd - first);
+    } catch (IOException | RuntimeException e) {
+      // not cached there (the common case), or the node failed: the caller reads the source
+      LOG.debug("Blocks [{}, {}) of {} not handed off by {}: {}", first, splitEnd, version.path(), previous.get().id(), e.toString());
+      return new Transfer(blocks, splitEnd, true);
+    }
+  }
+
   /** Fetches a leading run of blocks {@code [first, end)} of {@code version} from {@code owner} (null: this node or none). */
   private Transfer fetchFrom(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) {
     int groupEnd = first + 1;
@@ -113,7 +149,7 @@ public final class PeerClient implements PeerReader {
     }
     List<PeerBlock> blocks = new ArrayList<>();
     try {
-      fetch(owner, version, blockSize, first, groupEnd, block -> {
+      fetch(owner, version, blockSize, first, groupEnd, fill, block -> {
         blocks.add(block);
         received.accept(block);
       });
@@ -168,8 +204,10 @@ public final class PeerClient implements PeerReader {
   /**
    * Fetches a leading run of blocks {@code [first, end)} from {@code owner}, handing each block to
    * {@code received} once it is verified; a block the answer begins and does not end is dropped.
+   * {@code fill}: the owner may fetch the blocks it lacks from the source first.
    */
-  private void fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, Consumer<PeerBlock> received) throws IOException {
+  private void fetch(ClusterNode owner, ObjectVersion version, int blockSize, int first, int end, boolean fill, Consumer<PeerBlock> received)
+      throws IOException {
     byte[] request = TransferProtocol.encode(new TransferProtocol.Request(version, blockSize, first, end - first, fill), secret);
     Mac mac = secret == null ? null : TransferProtocol.responseMac(secret, TransferProtocol.requestMac(request));
     String what = "the answer of peer " + owner.id() + " for blocks [" + first + ", " + end + ") of " + version.path();

@@ -52,6 +52,22 @@ public interface PeerReader {
     return fetch(version, blockSize, first, end, block -> { });
   }
 
+  /**
+   * Blocks {@code [first, end)} of {@code version}, which this node owns, from the node that owned them
+   * before it joined ({@link io.rubix.core.cluster.ClusterLocality#previousOwner}), only those cached
+   * there (it fetches nothing for this): a leading run, verified like {@link #fetch}, up to the end of the
+   * first block's split. Nothing while no such node is known or after {@code rubix.network.transfer.handoff.window}.
+   * Never throws.
+   */
+  default Transfer handOff(ObjectVersion version, int blockSize, int first, int end) {
+    return new Transfer(List.of(), end, false);
+  }
+
+  /** Whether {@link #handOff} may still serve anything (within {@code rubix.network.transfer.handoff.window}). */
+  default boolean handsOff() {
+    return false;
+  }
+
   /** How long a caller may wait for a fetch another thread runs: the longest one fetch can take. */
   long maxFetchMillis();
 

@@ -39,6 +39,11 @@ public enum CacheCounter {
   PEER_COALESCED_BLOCKS("rubix_peer_coalesced_blocks"),
   /** Blocks owned elsewhere that sequential streams asked their owners for ahead of the read. */
   PEER_READAHEAD_BLOCKS("rubix_peer_readahead_blocks"),
+  /**
+   * Bytes of blocks this node owns that it took from the node that owned them before it joined (their
+   * split's runner-up) instead of the source: what scale-out did not fetch again.
+   */
+  HANDOFF_BYTES("rubix_handoff_bytes"),
   /** Owner side: peer requests for which this node fetched missing blocks from the source. */
   PEER_FILL_REQUESTS("rubix_peer_fill_requests"),
   /** Owner side: source reads (GETs) this node made to fill blocks for peers. */

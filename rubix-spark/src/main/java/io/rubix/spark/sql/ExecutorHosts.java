@@ -1,5 +1,6 @@
 package io.rubix.spark.sql;
 
+import io.rubix.spi.config.ClusterKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +18,7 @@ import java.util.TreeSet;
  */
 public final class ExecutorHosts {
   /** Hadoop key of the SparkContext's configuration holding the map; unset where they coincide. */
-  public static final String KEY = "rubix.spark.executor.hosts";
+  public static final String KEY = ClusterKeys.EXECUTOR_HOSTS.name();
 
   private ExecutorHosts() {}
 

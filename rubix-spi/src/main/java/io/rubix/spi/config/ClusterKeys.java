@@ -8,6 +8,8 @@ public final class ClusterKeys {
       "Where the list of cache nodes comes from: none (a single node: everything is local, locality is the wrapped file system's), static (rubix.cluster.nodes), file (rubix.cluster.nodes.file), presto or trino (the coordinator's /v1/node, rubix.cluster.presto.*), yarn (the ResourceManager's RUNNING nodes, rubix.cluster.yarn.*), or the class name of an io.rubix.spi.cluster.ClusterManager with a public constructor taking a Hadoop Configuration.");
   public static final ConfigKey NODES = new ConfigKey("rubix.cluster.nodes", null,
       "The cache nodes of the static cluster manager: comma-separated entries host, host:port, id=host or id=host:port (IPv6 literals in brackets). The id (default: the host) decides which splits a node owns; the host is what engines are told to schedule on. The port defaults to rubix.network.bookkeeper.server.port.");
+  public static final ConfigKey EXECUTOR_HOSTS = new ConfigKey("rubix.spark.executor.hosts", null,
+      "Which executors run on which cache node, where an executor's host is not its node's (Spark on Kubernetes: the pod's address): node=executor executor,node=executor. Set by RubixPlugin's driver side in the SparkContext's Hadoop configuration (not by users); file scans packed by owner then prefer the executors on their owner's node.");
   public static final ConfigKey NODES_FILE = new ConfigKey("rubix.cluster.nodes.file", null,
       "The file the file cluster manager reads the cache nodes from: entries as in rubix.cluster.nodes, one or more per line, # starts a comment. Re-read when its modification time or size changes; while it is missing or unreadable the last list stays.");
   public static final ConfigKey REFRESH_INTERVAL = new ConfigKey("rubix.cluster.refresh.interval", "5s",
@@ -65,7 +67,7 @@ public final class ClusterKeys {
 
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
-    return List.of(MANAGER, NODES, NODES_FILE, REFRESH_INTERVAL, PREFERRED_HOSTS, FILESPLIT_SIZE, ADMISSION,
+    return List.of(MANAGER, NODES, EXECUTOR_HOSTS, NODES_FILE, REFRESH_INTERVAL, PREFERRED_HOSTS, FILESPLIT_SIZE, ADMISSION,
         LIVENESS_DOWN_DURATION, LIVENESS_PROBE_INTERVAL, LIVENESS_PROBE_MAX_INTERVAL, LIVENESS_CHECK_INTERVAL,
         REST_CONNECT_TIMEOUT, REST_REQUEST_TIMEOUT, REST_INITIAL_WAIT, REST_BACKOFF_MAX, REST_TRUSTSTORE_PATH, REST_TRUSTSTORE_PASSWORD, REST_TRUSTSTORE_TYPE,
         PRESTO_COORDINATOR_URL, PRESTO_USER, PRESTO_PASSWORD, PRESTO_TOKEN, PRESTO_TOKEN_FILE, PRESTO_INCLUDE_COORDINATOR,

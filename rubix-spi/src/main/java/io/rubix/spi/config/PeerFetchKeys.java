@@ -19,10 +19,13 @@ public final class PeerFetchKeys {
   public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.network.transfer.readahead.max", "16m",
       "Read-ahead of a sequential reader over blocks other nodes own: how far ahead of the read it fetches them from their owners (bytes with suffix, held in memory per stream; 0 disables). Needs rubix.cache.readahead.max > 0.");
 
+  public static final ConfigKey HANDOFF_WINDOW = new ConfigKey("rubix.network.transfer.handoff.window", "30m",
+      "For this long after a reading JVM starts (a node joining the cluster), a block its node now owns and has not cached is first asked of the node that owned it before (the split's runner-up), only if cached there, and fetched from the source only when that node does not serve it: scale-out moves cached blocks between nodes instead of fetching them again (0 disables).");
+
   private PeerFetchKeys() {}
 
   /** Every key declared here, in documentation order. */
   public static List<ConfigKey> all() {
-    return List.of(FETCH_ENABLED, FETCH_THREADS, FETCH_TIMEOUT, FETCH_MAX_SIZE, FETCH_SCHEMES, FETCH_ALLOWED_AUTHORITIES, READAHEAD_MAX);
+    return List.of(FETCH_ENABLED, FETCH_THREADS, FETCH_TIMEOUT, FETCH_MAX_SIZE, FETCH_SCHEMES, FETCH_ALLOWED_AUTHORITIES, READAHEAD_MAX, HANDOFF_WINDOW);
   }
 }
