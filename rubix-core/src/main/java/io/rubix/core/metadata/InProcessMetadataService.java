@@ -499,7 +499,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       expireLeases();
       CachedObject object = touch(version, readBlock);
       space.accessed(version, readBlock, object);
-      return describe(version, object, firstBlock, endBlock, null);
+      return BlockRanges.describe(version, object, firstBlock, endBlock, null);
     } finally {
       lock.unlock();
     }
@@ -577,11 +577,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         if (object == null) {
           object = create(version, firstBlock, evicted);
           if (object == null) {
-            return denied(version, firstBlock, endBlock);
+            return BlockRanges.denied(version, firstBlock, endBlock);
           }
           created = object;
         } else if (object.creating && (!awaitCreated(object) || objects.get(version) != object)) {
-          return denied(version, firstBlock, endBlock);
+          return BlockRanges.denied(version, firstBlock, endBlock);
         } else {
           space.accessed(version, firstBlock, object);
         }
@@ -620,7 +620,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
             created = null;
           }
         }
-        range = describe(version, object, firstBlock, endBlock, lease);
+        range = BlockRanges.describe(version, object, firstBlock, endBlock, lease);
       } finally {
         lock.unlock();
       }
@@ -749,12 +749,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return false;
   }
 
-  private BlockRange denied(ObjectVersion version, int firstBlock, int endBlock) {
-    byte[] states = new byte[endBlock - firstBlock];
-    Arrays.fill(states, BlockState.DENIED.code());
-    return new BlockRange(version, "", firstBlock, states, new int[states.length], 0);
-  }
-
   /**
    * Publishes the blocks of {@code blocks} the lease still holds whose bytes in the data file match the
    * CRC32C claimed for them. The bytes are read back and checked outside the lock; a block that does
@@ -876,8 +870,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       expireLeases();
       CachedObject object = objects.get(version);
-      if (object == null || !anyInFlight(object, firstBlock, endBlock) || timeoutMillis <= 0 || waiters.full()) {
-        return CompletableFuture.completedFuture(describe(version, object, firstBlock, endBlock, null));
+      if (object == null || !BlockRanges.anyInFlight(object, firstBlock, endBlock) || timeoutMillis <= 0 || waiters.full()) {
+        return CompletableFuture.completedFuture(BlockRanges.describe(version, object, firstBlock, endBlock, null));
       }
       SettleWaiters.Waiter waiter = waiters.add(version, firstBlock, endBlock, timeoutMillis);
       waiters.scheduleRecheck(nextRecheckNanos(waiter, object));
@@ -930,8 +924,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     @SuppressWarnings("GuardedBy")
     SettleWaiters.Settlement settlement = (waiter, now) -> {
       CachedObject object = objects.get(waiter.version());
-      boolean settled = object == null || !anyInFlight(object, waiter.first(), waiter.end()) || now - waiter.deadlineNanos() >= 0;
-      return settled ? describe(waiter.version(), object, waiter.first(), waiter.end(), null) : null;
+      boolean settled = object == null || !BlockRanges.anyInFlight(object, waiter.first(), waiter.end()) || now - waiter.deadlineNanos() >= 0;
+      return settled ? BlockRanges.describe(waiter.version(), object, waiter.first(), waiter.end(), null) : null;
     };
     waiters.settle(settlement);
   }
@@ -955,8 +949,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         expireLeases();
         CachedObject object = objects.get(version);
         long remaining = deadline - System.nanoTime();
-        if (object == null || !anyInFlight(object, firstBlock, endBlock) || remaining <= 0) {
-          return describe(version, object, firstBlock, endBlock, null);
+        if (object == null || !BlockRanges.anyInFlight(object, firstBlock, endBlock) || remaining <= 0) {
+          return BlockRanges.describe(version, object, firstBlock, endBlock, null);
         }
         long untilExpiry = Long.MAX_VALUE;
         for (long leaseId : object.inFlight.values()) {
@@ -1261,57 +1255,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     if (!expired.isEmpty()) {
       inFlightChanged();
     }
-  }
-
-  private static boolean anyInFlight(CachedObject object, int firstBlock, int endBlock) {
-    for (int block : object.inFlight.keySet()) {
-      if (block >= firstBlock && block < endBlock) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  @GuardedBy("lock")
-  private BlockRange describe(ObjectVersion version, CachedObject object, int firstBlock, int endBlock, Lease lease) {
-    int count = endBlock - firstBlock;
-    byte[] states = new byte[count];
-    int[] crcs = new int[count];
-    if (object == null) {
-      Arrays.fill(states, lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code());
-      return new BlockRange(version, "", firstBlock, states, crcs, 0);
-    }
-    // run by run: a word per 64 blocks finds each run of published blocks, copied whole, and each run of others
-    byte notPublished = lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code();
-    boolean perBlock = lease != null || !object.inFlight.isEmpty();
-    int block = firstBlock;
-    while (block < endBlock) {
-      int published = Math.min(endBlock, object.published.nextClearBit(block));
-      if (published > block) {
-        Arrays.fill(states, block - firstBlock, published - firstBlock, BlockState.CACHED.code());
-        System.arraycopy(object.crc32c, block, crcs, block - firstBlock, published - block);
-        block = published;
-        continue;
-      }
-      int next = object.published.nextSetBit(block);
-      int others = next < 0 ? endBlock : Math.min(endBlock, next);
-      if (!perBlock) {
-        Arrays.fill(states, block - firstBlock, others - firstBlock, notPublished);
-        block = others;
-        continue;
-      }
-      for (; block < others; block++) {
-        if (lease != null && lease.blocks.get(block)) {
-          states[block - firstBlock] = BlockState.GRANTED.code();
-        } else if (object.inFlight.containsKey(block)) {
-          states[block - firstBlock] = BlockState.IN_FLIGHT.code();
-        } else {
-          states[block - firstBlock] = notPublished;
-        }
-      }
-    }
-    long leaseId = lease == null || lease.blocks.isEmpty() ? 0 : lease.id;
-    return new BlockRange(version, object.dataFile.toString(), firstBlock, states, crcs, leaseId);
   }
 
   private void checkRange(ObjectVersion version, int firstBlock, int endBlock) {
