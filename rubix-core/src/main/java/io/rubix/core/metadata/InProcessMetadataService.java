@@ -29,12 +29,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -98,7 +95,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   /** Longest an acquire waits for another caller to create the files of the object it asks for. */
   private static final long CREATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
   @GuardedBy("lock")
-  private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
+  private final ObjectTable objects;
   @GuardedBy("lock")
   private final SpaceLedger space;
   /** Whether the eviction policy adapts to the hit ratio of reads (TinyLFU's window): only then are reads' bytes told to it. */
@@ -109,12 +106,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final RuleQuotas rules;
   @GuardedBy("lock")
   private final SettleWaiters waiters;
-  @GuardedBy("lock")
-  private long nextGeneration = 1;
-  @GuardedBy("lock")
-  private long evictions;
-  @GuardedBy("lock")
-  private long admissionRejections;
   @GuardedBy("lock")
   private long expirations;
   @GuardedBy("lock")
@@ -231,6 +222,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.idleExpiry = new IdleExpiry(expireAfterIdle, wallMillis);
     long capacity = capacities.stream().mapToLong(Long::longValue).reduce(0, (a, b) -> a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b);
     this.insight = new CacheInsight(insightConfig, blockSize, capacity, nanoClock);
+    // Error Prone assumes a method reference runs later, without the lock; ObjectTable runs this one
+    // only from its own methods, which run under the lock
+    @SuppressWarnings("GuardedBy")
+    Runnable inFlightChanged = this::inFlightChanged;
+    this.objects = new ObjectTable(space, leases, insight, inFlightChanged);
     recover();
   }
 
@@ -270,7 +266,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           continue;
         }
         object.rule = rules.spaceOf(r.version().path());
-        if (objects.containsKey(r.version())) {
+        if (objects.contains(r.version())) {
           // a second file of one version (a crash between two generations): keep one, delete the other
           recoveryProblems++;
           evicted.add(object);
@@ -289,12 +285,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           object.recoveredWrites.blocks.or(unpublished);
         }
         blocks += object.published.cardinality();
-        objects.put(r.version(), object);
+        objects.add(object);
         space.recovered(object);
-        nextGeneration = Math.max(nextGeneration, r.generation() + 1);
+        objects.generationUsed(r.generation());
         if (idleExpiry.expired(object.lastUsedMillis, now)) {
           // unread for longer than allowed, the time it was down included
-          drop(object);
+          objects.drop(object);
           evicted.add(object);
           expirations++;
           expiredAtStart++;
@@ -307,12 +303,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
       for (RuleSpace rule : rules.spaces()) {
         // a quota made smaller since the cache was written
-        evictForQuota(space.quotaVictims(rule, null, 0, evicted), rule, evicted);
+        objects.evictForQuota(space.quotaVictims(rule, null, 0, evicted), rule, evicted);
       }
       for (int disk = 0; disk < space.diskCount(); disk++) {
-        reserve(space.disk(disk), null, 0, evicted);
+        objects.reserve(space.disk(disk), null, 0, evicted);
       }
-      while (objects.size() > maxObjects && evictOneObject(space.disk(0), evicted)) {
+      while (objects.size() > maxObjects && objects.evictOneObject(space.disk(0), evicted)) {
         // a journal from a run with a larger bound
       }
       recoveredBlocks = blocks;
@@ -352,7 +348,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public long admissionRejections() {
     lock.lock();
     try {
-      return admissionRejections;
+      return objects.admissionRejections();
     } finally {
       lock.unlock();
     }
@@ -406,7 +402,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       expireLeases();
-      for (CachedObject object : objects.values()) {
+      for (CachedObject object : objects.all()) {
         if (object.creating || object.pinned()) {
           continue;
         }
@@ -419,7 +415,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         }
       }
       for (CachedObject object : expired) {
-        drop(object);
+        objects.drop(object);
         expirations++;
       }
     } finally {
@@ -595,7 +591,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           }
           if (!object.charged.get(block)) {
             long charge = DiskCharge.ofBlock(object.blockLength(block));
-            if (!reserve(disk, object, charge, evicted)) {
+            if (!objects.reserve(disk, object, charge, evicted)) {
               continue;
             }
             space.charge(object, block);
@@ -611,7 +607,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         if (!lease.blocks.isEmpty()) {
           leases.add(lease);
         } else if (object.charged.isEmpty() && object.inFlight.isEmpty()) {
-          forget(object);
+          objects.forget(object);
           evicted.add(object);
           if (object == created) {
             // nothing was granted: no files to create
@@ -653,20 +649,21 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     int diskIndex = layout.diskOf(version);
     DiskSpace disk = space.disk(diskIndex);
-    CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration), blockSize);
+    long generation = objects.nextGeneration();
+    CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, generation), blockSize);
     object.rule = rules.spaceOf(version.path());
     space.accessed(version, firstBlock, object);
     space.creating(object);
-    if (objects.size() >= maxObjects && !evictOneObject(disk, evicted)) {
+    if (objects.size() >= maxObjects && !objects.evictOneObject(disk, evicted)) {
       return null;
     }
-    if (!reserve(disk, object, DiskCharge.OBJECT_OVERHEAD, evicted)) {
+    if (!objects.reserve(disk, object, DiskCharge.OBJECT_OVERHEAD, evicted)) {
       return null;
     }
-    nextGeneration++;
+    objects.generationUsed(generation);
     object.lastUsedMillis = idleExpiry.nowMillis();
     object.creating = true;
-    objects.put(version, object);
+    objects.add(object);
     space.created(object);
     return object;
   }
@@ -687,7 +684,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.creating = false;
         current = objects.get(object.version) == object;
         if (current) {
-          drop(object);
+          objects.drop(object);
         }
         inFlightCondition.signalAll();
       } finally {
@@ -729,24 +726,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       throw new InterruptedIOException("Interrupted waiting for the cache file of " + object.version);
     }
     return !object.creating;
-  }
-
-  /** Evicts the least recently used object nobody is fetching into, from {@code preferred} first; false when there is none. */
-  @GuardedBy("lock")
-  private boolean evictOneObject(DiskSpace preferred, List<CachedObject> evicted) {
-    for (DiskSpace disk : space.disksFrom(preferred)) {
-      for (Iterator<CachedObject> candidates = disk.objects(); candidates.hasNext(); ) {
-        CachedObject candidate = candidates.next();
-        if (!candidate.pinned()) {
-          drop(candidate);
-          evicted.add(candidate);
-          evictions++;
-          insight.evicted(candidate.version);
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   /**
@@ -844,7 +823,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       leases.finishIfDone(lease);
       if (object.charged.isEmpty() && !object.pinned() && objects.get(object.version) == object) {
         // nothing cached, written or being fetched (e.g. every fetch failed): keep no metadata for it
-        forget(object);
+        objects.forget(object);
         forgotten.add(object);
       }
       inFlightChanged();
@@ -1002,7 +981,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
       if (check == DataFiles.BlockCheck.GONE) {
         LOG.warn("Dropping {}: its data file {} is missing or was truncated outside the cache", version, object.dataFile);
-        drop(object);
+        objects.drop(object);
         dropped.add(object);
       } else {
         object.published.clear(block);
@@ -1026,7 +1005,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       CachedObject object = objects.get(version);
       if (object != null) {
-        drop(object);
+        objects.drop(object);
         dropped.add(object);
       }
     } finally {
@@ -1040,9 +1019,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     List<CachedObject> dropped = new ArrayList<>();
     lock.lock();
     try {
-      for (CachedObject object : List.copyOf(objects.values())) {
+      for (CachedObject object : List.copyOf(objects.all())) {
         if (object.version.path().equals(path)) {
-          drop(object);
+          objects.drop(object);
           dropped.add(object);
         }
       }
@@ -1063,7 +1042,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     PriorityQueue<CachedFile> largest = new PriorityQueue<>(size + 1, bySize);
     lock.lock();
     try {
-      for (CachedObject object : objects.values()) {
+      for (CachedObject object : objects.all()) {
         if (largest.size() == size && object.chargedBytes <= largest.peek().chargedBytes()) {
           continue;
         }
@@ -1086,9 +1065,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     List<CachedObject> dropped;
     lock.lock();
     try {
-      dropped = List.copyOf(objects.values());
+      dropped = List.copyOf(objects.all());
       for (CachedObject object : dropped) {
-        drop(object);
+        objects.drop(object);
       }
     } finally {
       lock.unlock();
@@ -1104,7 +1083,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     List<CachedBytes> cached = new ArrayList<>();
     lock.lock();
     try {
-      for (CachedObject object : objects.values()) {
+      for (CachedObject object : objects.all()) {
         long bytes = publishedBytes(object);
         if (bytes > 0) {
           cached.add(new CachedBytes(object.version.path(), bytes));
@@ -1130,7 +1109,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public CacheUsage usage() {
     lock.lock();
     try {
-      return space.usage(evictions, admissionRejections);
+      return space.usage(objects.evictions(), objects.admissionRejections());
     } finally {
       lock.unlock();
     }
@@ -1141,7 +1120,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       leases.clear();
-      for (CachedObject object : objects.values()) {
+      for (CachedObject object : objects.all()) {
         object.inFlight.clear();
       }
       inFlightChanged();
@@ -1164,84 +1143,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
     }
     return object;
-  }
-
-  /**
-   * Makes room for {@code length} more bytes of {@code requester} (null: of an object to create) on
-   * {@code disk}, evicting the objects the eviction policy picks into {@code evicted}; false when
-   * impossible, or when the policy refuses the requester (counted as an admission rejection).
-   */
-  @GuardedBy("lock")
-  private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
-    RuleSpace rule = requester == null ? null : requester.rule;
-    SpaceLedger.Eviction forQuota = rule == null ? SpaceLedger.Eviction.NONE : space.quotaVictims(requester, length, evicted);
-    if (!forQuota.fits()) {
-      rule.denials++;
-      return false;
-    }
-    // the disk decides before anything is evicted for the quota: a grant it refuses evicts nothing
-    SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted, forQuota.victims());
-    if (!eviction.fits()) {
-      if (eviction.rejected()) {
-        admissionRejections++;
-      }
-      return false;
-    }
-    if (rule != null) {
-      evictForQuota(forQuota, rule, evicted);
-    }
-    for (CachedObject victim : eviction.victims()) {
-      drop(victim);
-      evicted.add(victim);
-      evictions++;
-      insight.evicted(victim.version);
-    }
-    return true;
-  }
-
-  /** Evicts the objects {@code eviction} names to keep {@code rule} within its quota; false (counted) when they are not enough. */
-  @GuardedBy("lock")
-  private boolean evictForQuota(SpaceLedger.Eviction eviction, RuleSpace rule, List<CachedObject> evicted) {
-    if (!eviction.fits()) {
-      rule.denials++;
-      return false;
-    }
-    for (CachedObject victim : eviction.victims()) {
-      drop(victim);
-      evicted.add(victim);
-      evictions++;
-      rule.evictions++;
-      insight.evicted(victim.version);
-    }
-    return true;
-  }
-
-  /**
-   * Unpublishes everything of {@code object} and ends its leases; its file is deleted by the caller
-   * after unlocking. The charge of the blocks its grantees (of this run, or of the previous one after
-   * a restart) may still be writing is held until they are done: see {@link FencedWrites}.
-   */
-  @GuardedBy("lock")
-  private void drop(CachedObject object) {
-    List<Lease> ended = new ArrayList<>();
-    for (Long leaseId : Set.copyOf(object.inFlight.values())) {
-      Lease lease = leases.remove(leaseId);
-      if (lease != null) {
-        ended.add(lease);
-      }
-    }
-    objects.remove(object.version);
-    space.forget(object, ended);
-    object.published.clear();
-    object.inFlight.clear();
-    inFlightChanged();
-  }
-
-  /** Removes {@code object}, which holds no lease, from the metadata; its charge is given back once {@link #deleteFiles} truncated its files. */
-  @GuardedBy("lock")
-  private void forget(CachedObject object) {
-    objects.remove(object.version);
-    space.forget(object, List.of());
   }
 
   @GuardedBy("lock")
