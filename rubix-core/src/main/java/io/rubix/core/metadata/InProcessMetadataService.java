@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -246,75 +245,15 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     List<CachedObject> evicted = new ArrayList<>();
     long recoveredAt = nanoClock.getAsLong();
-    long now = idleExpiry.nowMillis();
-    // least recently used first, so each disk's LRU order is what it was before the restart
-    List<MetadataJournal.Recovered> byLastUse = new ArrayList<>(recovery.objects());
-    byLastUse.sort(Comparator.comparingLong(MetadataJournal.Recovered::lastUsedMillis));
     lock.lock();
     try {
-      long blocks = 0;
-      long expiredAtStart = 0;
-      for (MetadataJournal.Recovered r : byLastUse) {
-        if (r.disk() < 0 || r.disk() >= space.diskCount()) {
-          recoveryProblems++;
-          continue;
-        }
-        CachedObject object = new CachedObject(r.version(), r.disk(), r.dataFile(), blockSize);
-        if (!rules.caches(r.version().path())) {
-          // cached under other rules: its path is excluded now
-          evicted.add(object);
-          continue;
-        }
-        object.rule = rules.spaceOf(r.version().path());
-        if (objects.contains(r.version())) {
-          // a second file of one version (a crash between two generations): keep one, delete the other
-          recoveryProblems++;
-          evicted.add(object);
-          continue;
-        }
-        object.published.or(r.published());
-        object.charged.or(r.charged());
-        System.arraycopy(r.crc32c(), 0, object.crc32c, 0, object.crc32c.length);
-        object.lastUsedMillis = r.lastUsedMillis();
-        object.chargedBytes = DiskCharge.OBJECT_OVERHEAD + object.chargeOf(object.charged);
-        BitSet unpublished = (BitSet) object.charged.clone();
-        unpublished.andNot(object.published);
-        if (!unpublished.isEmpty()) {
-          // granted by the previous run, whose grantees may still be writing them
-          object.recoveredWrites = leases.create(object, recoveredAt);
-          object.recoveredWrites.blocks.or(unpublished);
-        }
-        blocks += object.published.cardinality();
-        objects.add(object);
-        space.recovered(object);
-        objects.generationUsed(r.generation());
-        if (idleExpiry.expired(object.lastUsedMillis, now)) {
-          // unread for longer than allowed, the time it was down included
-          objects.drop(object);
-          evicted.add(object);
-          expirations++;
-          expiredAtStart++;
-        }
-      }
-      for (MetadataJournal.Leftover leftover : recovery.leftovers()) {
-        if (leftover.disk() >= 0 && leftover.disk() < space.diskCount()) {
-          space.leftover(leftover.disk(), leftover.bytes());
-        }
-      }
-      for (RuleSpace rule : rules.spaces()) {
-        // a quota made smaller since the cache was written
-        objects.evictForQuota(space.quotaVictims(rule, null, 0, evicted), rule, evicted);
-      }
-      for (int disk = 0; disk < space.diskCount(); disk++) {
-        objects.reserve(space.disk(disk), null, 0, evicted);
-      }
-      while (objects.size() > maxObjects && objects.evictOneObject(space.disk(0), evicted)) {
-        // a journal from a run with a larger bound
-      }
-      recoveredBlocks = blocks;
-      recoveryProblems += recovery.problems();
+      JournalRecovery.Outcome outcome = new JournalRecovery(objects, space, rules, leases, idleExpiry, blockSize, maxObjects)
+          .restore(recovery, recoveredAt, evicted);
+      recoveredBlocks = outcome.blocks();
+      expirations += outcome.expired();
+      recoveryProblems += outcome.problems();
       LOG.info("Recovered {} cached objects with {} blocks from {}; {} expired unread, {} entries dropped or unreadable, {} undeletable files",
-          objects.size(), blocks, layout.roots(), expiredAtStart, recoveryProblems, recovery.leftovers().size());
+          objects.size(), outcome.blocks(), layout.roots(), outcome.expired(), recoveryProblems, recovery.leftovers().size());
     } finally {
       lock.unlock();
     }
