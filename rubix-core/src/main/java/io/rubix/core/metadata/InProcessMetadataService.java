@@ -26,7 +26,6 @@ import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -44,14 +43,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The cache metadata service in the reader's own JVM (embedded mode), and the daemon's.
  *
- * <p>A façade: it holds the one lock and makes the decisions, and its parts do the rest without
- * locking of their own: {@link LeaseTable} (grants), {@link SpaceLedger} (charges against each cap,
- * eviction by LRU or TinyLFU, bytes released only once gone, {@link FencedWrites}), {@link SettleWaiters} (waits without
- * threads) and {@link ObjectFiles} (journal and data files, only ever called without the lock). It
- * is longer than the ~300 lines a class should be because it implements the two service interfaces
- * (about twenty operations), each of which takes the lock, decides, releases it, and then does its
- * I/O through {@link ObjectFiles}; splitting an operation's halves across classes would hide which
- * state each half sees.
+ * <p>A façade: it holds the one lock, checks arguments, and for each operation takes the lock, has
+ * its parts decide, releases it, and then does the operation's I/O through {@link ObjectFiles}. The
+ * parts never lock: {@link ObjectTable} (the objects tracked, and evictions among them),
+ * {@link Grants} (what an acquire starts and grants), {@link JournalRecovery} (the start from the
+ * journal), {@link BlockRanges} (the answers), {@link LeaseTable} (grants), {@link SpaceLedger}
+ * (charges against each cap, eviction by LRU or TinyLFU, bytes released only once gone,
+ * {@link FencedWrites}), {@link RuleQuotas}, {@link SettleWaiters} (waits without threads) and
+ * {@link ObjectFiles} (journal and data files, only ever called without the lock). Each operation's
+ * locked and unlocked halves stay here, so that which state each half sees is read in one place.
  *
  * <p>Design: one lock guards all metadata; every call holds it for a few map and bit-set operations
  * and never for file I/O. Journal appends, the creation of an object's files (the object is
@@ -95,6 +95,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private static final long CREATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
   @GuardedBy("lock")
   private final ObjectTable objects;
+  @GuardedBy("lock")
+  private final Grants grants;
   @GuardedBy("lock")
   private final SpaceLedger space;
   /** Whether the eviction policy adapts to the hit ratio of reads (TinyLFU's window): only then are reads' bytes told to it. */
@@ -226,6 +228,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     @SuppressWarnings("GuardedBy")
     Runnable inFlightChanged = this::inFlightChanged;
     this.objects = new ObjectTable(space, leases, insight, inFlightChanged);
+    this.grants = new Grants(objects, space, this.rules, layout, idleExpiry, blockSize, maxObjects);
     recover();
   }
 
@@ -510,7 +513,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         expireLeases();
         CachedObject object = touch(version, firstBlock);
         if (object == null) {
-          object = create(version, firstBlock, evicted);
+          object = grants.start(version, firstBlock, evicted);
           if (object == null) {
             return BlockRanges.denied(version, firstBlock, endBlock);
           }
@@ -521,27 +524,10 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
           space.accessed(version, firstBlock, object);
         }
         Lease lease = leases.create(object, nanoClock.getAsLong());
-        DiskSpace disk = space.diskOf(object);
-        int[] newlyCharged = new int[endBlock - firstBlock];
-        int charges = 0;
-        for (int block = firstBlock; block < endBlock; block++) {
-          if (object.published.get(block) || object.inFlight.containsKey(block)) {
-            continue;
-          }
-          if (!object.charged.get(block)) {
-            long charge = DiskCharge.ofBlock(object.blockLength(block));
-            if (!objects.reserve(disk, object, charge, evicted)) {
-              continue;
-            }
-            space.charge(object, block);
-            newlyCharged[charges++] = block;
-          }
-          object.inFlight.put(block, lease.id);
-          lease.blocks.set(block);
-        }
-        if (charges > 0) {
+        int[] newlyCharged = grants.grant(object, lease, firstBlock, endBlock, evicted);
+        if (newlyCharged.length > 0) {
           grantedObject = object;
-          charged = Arrays.copyOf(newlyCharged, charges);
+          charged = newlyCharged;
         }
         if (!lease.blocks.isEmpty()) {
           leases.add(lease);
@@ -573,38 +559,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     } finally {
       deleteFiles(evicted);
     }
-  }
-
-  /**
-   * Starts caching {@code version}, read from {@code firstBlock}: makes room for one more object
-   * (within {@code maxObjects}) and its overhead. Its journal and data file are created by
-   * {@link #createFiles} after the lock is released; until then the object is {@code creating}. Null
-   * when there is no room or the eviction policy refuses it.
-   */
-  @GuardedBy("lock")
-  private CachedObject create(ObjectVersion version, int firstBlock, List<CachedObject> evicted) {
-    if (!rules.admits(version.path())) {
-      return null;
-    }
-    int diskIndex = layout.diskOf(version);
-    DiskSpace disk = space.disk(diskIndex);
-    long generation = objects.nextGeneration();
-    CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, generation), blockSize);
-    object.rule = rules.spaceOf(version.path());
-    space.accessed(version, firstBlock, object);
-    space.creating(object);
-    if (objects.size() >= maxObjects && !objects.evictOneObject(disk, evicted)) {
-      return null;
-    }
-    if (!objects.reserve(disk, object, DiskCharge.OBJECT_OVERHEAD, evicted)) {
-      return null;
-    }
-    objects.generationUsed(generation);
-    object.lastUsedMillis = idleExpiry.nowMillis();
-    object.creating = true;
-    objects.add(object);
-    space.created(object);
-    return object;
   }
 
   /**
