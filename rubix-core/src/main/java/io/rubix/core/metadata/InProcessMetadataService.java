@@ -26,15 +26,10 @@ import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -48,14 +43,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The cache metadata service in the reader's own JVM (embedded mode), and the daemon's.
  *
- * <p>A façade: it holds the one lock and makes the decisions, and its parts do the rest without
- * locking of their own: {@link LeaseTable} (grants), {@link SpaceLedger} (charges against each cap,
- * eviction by LRU or TinyLFU, bytes released only once gone, {@link FencedWrites}), {@link SettleWaiters} (waits without
- * threads) and {@link ObjectFiles} (journal and data files, only ever called without the lock). It
- * is longer than the ~300 lines a class should be because it implements the two service interfaces
- * (about twenty operations), each of which takes the lock, decides, releases it, and then does its
- * I/O through {@link ObjectFiles}; splitting an operation's halves across classes would hide which
- * state each half sees.
+ * <p>A façade: it holds the one lock, checks arguments, and for each operation takes the lock, has
+ * its parts decide, releases it, and then does the operation's I/O through {@link ObjectFiles}. The
+ * parts never lock: {@link ObjectTable} (the objects tracked, and evictions among them),
+ * {@link Grants} (what an acquire starts and grants), {@link JournalRecovery} (the start from the
+ * journal), {@link BlockRanges} (the answers), {@link LeaseTable} (grants), {@link SpaceLedger}
+ * (charges against each cap, eviction by LRU or TinyLFU, bytes released only once gone,
+ * {@link FencedWrites}), {@link RuleQuotas}, {@link SettleWaiters} (waits without threads) and
+ * {@link ObjectFiles} (journal and data files, only ever called without the lock). Each operation's
+ * locked and unlocked halves stay here, so that which state each half sees is read in one place.
  *
  * <p>Design: one lock guards all metadata; every call holds it for a few map and bit-set operations
  * and never for file I/O. Journal appends, the creation of an object's files (the object is
@@ -98,7 +94,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   /** Longest an acquire waits for another caller to create the files of the object it asks for. */
   private static final long CREATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
   @GuardedBy("lock")
-  private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
+  private final ObjectTable objects;
+  @GuardedBy("lock")
+  private final Grants grants;
   @GuardedBy("lock")
   private final SpaceLedger space;
   /** Whether the eviction policy adapts to the hit ratio of reads (TinyLFU's window): only then are reads' bytes told to it. */
@@ -109,12 +107,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   private final RuleQuotas rules;
   @GuardedBy("lock")
   private final SettleWaiters waiters;
-  @GuardedBy("lock")
-  private long nextGeneration = 1;
-  @GuardedBy("lock")
-  private long evictions;
-  @GuardedBy("lock")
-  private long admissionRejections;
   @GuardedBy("lock")
   private long expirations;
   @GuardedBy("lock")
@@ -231,6 +223,12 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     this.idleExpiry = new IdleExpiry(expireAfterIdle, wallMillis);
     long capacity = capacities.stream().mapToLong(Long::longValue).reduce(0, (a, b) -> a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b);
     this.insight = new CacheInsight(insightConfig, blockSize, capacity, nanoClock);
+    // Error Prone assumes a method reference runs later, without the lock; ObjectTable runs this one
+    // only from its own methods, which run under the lock
+    @SuppressWarnings("GuardedBy")
+    Runnable inFlightChanged = this::inFlightChanged;
+    this.objects = new ObjectTable(space, leases, insight, inFlightChanged);
+    this.grants = new Grants(objects, space, this.rules, layout, idleExpiry, blockSize, maxObjects);
     recover();
   }
 
@@ -250,75 +248,15 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     }
     List<CachedObject> evicted = new ArrayList<>();
     long recoveredAt = nanoClock.getAsLong();
-    long now = idleExpiry.nowMillis();
-    // least recently used first, so each disk's LRU order is what it was before the restart
-    List<MetadataJournal.Recovered> byLastUse = new ArrayList<>(recovery.objects());
-    byLastUse.sort(Comparator.comparingLong(MetadataJournal.Recovered::lastUsedMillis));
     lock.lock();
     try {
-      long blocks = 0;
-      long expiredAtStart = 0;
-      for (MetadataJournal.Recovered r : byLastUse) {
-        if (r.disk() < 0 || r.disk() >= space.diskCount()) {
-          recoveryProblems++;
-          continue;
-        }
-        CachedObject object = new CachedObject(r.version(), r.disk(), r.dataFile(), blockSize);
-        if (!rules.caches(r.version().path())) {
-          // cached under other rules: its path is excluded now
-          evicted.add(object);
-          continue;
-        }
-        object.rule = rules.spaceOf(r.version().path());
-        if (objects.containsKey(r.version())) {
-          // a second file of one version (a crash between two generations): keep one, delete the other
-          recoveryProblems++;
-          evicted.add(object);
-          continue;
-        }
-        object.published.or(r.published());
-        object.charged.or(r.charged());
-        System.arraycopy(r.crc32c(), 0, object.crc32c, 0, object.crc32c.length);
-        object.lastUsedMillis = r.lastUsedMillis();
-        object.chargedBytes = DiskCharge.OBJECT_OVERHEAD + object.chargeOf(object.charged);
-        BitSet unpublished = (BitSet) object.charged.clone();
-        unpublished.andNot(object.published);
-        if (!unpublished.isEmpty()) {
-          // granted by the previous run, whose grantees may still be writing them
-          object.recoveredWrites = leases.create(object, recoveredAt);
-          object.recoveredWrites.blocks.or(unpublished);
-        }
-        blocks += object.published.cardinality();
-        objects.put(r.version(), object);
-        space.recovered(object);
-        nextGeneration = Math.max(nextGeneration, r.generation() + 1);
-        if (idleExpiry.expired(object.lastUsedMillis, now)) {
-          // unread for longer than allowed, the time it was down included
-          drop(object);
-          evicted.add(object);
-          expirations++;
-          expiredAtStart++;
-        }
-      }
-      for (MetadataJournal.Leftover leftover : recovery.leftovers()) {
-        if (leftover.disk() >= 0 && leftover.disk() < space.diskCount()) {
-          space.leftover(leftover.disk(), leftover.bytes());
-        }
-      }
-      for (RuleSpace rule : rules.spaces()) {
-        // a quota made smaller since the cache was written
-        evictForQuota(space.quotaVictims(rule, null, 0, evicted), rule, evicted);
-      }
-      for (int disk = 0; disk < space.diskCount(); disk++) {
-        reserve(space.disk(disk), null, 0, evicted);
-      }
-      while (objects.size() > maxObjects && evictOneObject(space.disk(0), evicted)) {
-        // a journal from a run with a larger bound
-      }
-      recoveredBlocks = blocks;
-      recoveryProblems += recovery.problems();
+      JournalRecovery.Outcome outcome = new JournalRecovery(objects, space, rules, leases, idleExpiry, blockSize, maxObjects)
+          .restore(recovery, recoveredAt, evicted);
+      recoveredBlocks = outcome.blocks();
+      expirations += outcome.expired();
+      recoveryProblems += outcome.problems();
       LOG.info("Recovered {} cached objects with {} blocks from {}; {} expired unread, {} entries dropped or unreadable, {} undeletable files",
-          objects.size(), blocks, layout.roots(), expiredAtStart, recoveryProblems, recovery.leftovers().size());
+          objects.size(), outcome.blocks(), layout.roots(), outcome.expired(), recoveryProblems, recovery.leftovers().size());
     } finally {
       lock.unlock();
     }
@@ -352,7 +290,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public long admissionRejections() {
     lock.lock();
     try {
-      return admissionRejections;
+      return objects.admissionRejections();
     } finally {
       lock.unlock();
     }
@@ -406,7 +344,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       expireLeases();
-      for (CachedObject object : objects.values()) {
+      for (CachedObject object : objects.all()) {
         if (object.creating || object.pinned()) {
           continue;
         }
@@ -419,7 +357,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         }
       }
       for (CachedObject object : expired) {
-        drop(object);
+        objects.drop(object);
         expirations++;
       }
     } finally {
@@ -499,7 +437,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       expireLeases();
       CachedObject object = touch(version, readBlock);
       space.accessed(version, readBlock, object);
-      return describe(version, object, firstBlock, endBlock, null);
+      return BlockRanges.describe(version, object, firstBlock, endBlock, null);
     } finally {
       lock.unlock();
     }
@@ -575,43 +513,26 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         expireLeases();
         CachedObject object = touch(version, firstBlock);
         if (object == null) {
-          object = create(version, firstBlock, evicted);
+          object = grants.start(version, firstBlock, evicted);
           if (object == null) {
-            return denied(version, firstBlock, endBlock);
+            return BlockRanges.denied(version, firstBlock, endBlock);
           }
           created = object;
         } else if (object.creating && (!awaitCreated(object) || objects.get(version) != object)) {
-          return denied(version, firstBlock, endBlock);
+          return BlockRanges.denied(version, firstBlock, endBlock);
         } else {
           space.accessed(version, firstBlock, object);
         }
         Lease lease = leases.create(object, nanoClock.getAsLong());
-        DiskSpace disk = space.diskOf(object);
-        int[] newlyCharged = new int[endBlock - firstBlock];
-        int charges = 0;
-        for (int block = firstBlock; block < endBlock; block++) {
-          if (object.published.get(block) || object.inFlight.containsKey(block)) {
-            continue;
-          }
-          if (!object.charged.get(block)) {
-            long charge = DiskCharge.ofBlock(object.blockLength(block));
-            if (!reserve(disk, object, charge, evicted)) {
-              continue;
-            }
-            space.charge(object, block);
-            newlyCharged[charges++] = block;
-          }
-          object.inFlight.put(block, lease.id);
-          lease.blocks.set(block);
-        }
-        if (charges > 0) {
+        int[] newlyCharged = grants.grant(object, lease, firstBlock, endBlock, evicted);
+        if (newlyCharged.length > 0) {
           grantedObject = object;
-          charged = Arrays.copyOf(newlyCharged, charges);
+          charged = newlyCharged;
         }
         if (!lease.blocks.isEmpty()) {
           leases.add(lease);
         } else if (object.charged.isEmpty() && object.inFlight.isEmpty()) {
-          forget(object);
+          objects.forget(object);
           evicted.add(object);
           if (object == created) {
             // nothing was granted: no files to create
@@ -620,7 +541,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
             created = null;
           }
         }
-        range = describe(version, object, firstBlock, endBlock, lease);
+        range = BlockRanges.describe(version, object, firstBlock, endBlock, lease);
       } finally {
         lock.unlock();
       }
@@ -641,37 +562,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   /**
-   * Starts caching {@code version}, read from {@code firstBlock}: makes room for one more object
-   * (within {@code maxObjects}) and its overhead. Its journal and data file are created by
-   * {@link #createFiles} after the lock is released; until then the object is {@code creating}. Null
-   * when there is no room or the eviction policy refuses it.
-   */
-  @GuardedBy("lock")
-  private CachedObject create(ObjectVersion version, int firstBlock, List<CachedObject> evicted) {
-    if (!rules.admits(version.path())) {
-      return null;
-    }
-    int diskIndex = layout.diskOf(version);
-    DiskSpace disk = space.disk(diskIndex);
-    CachedObject object = new CachedObject(version, diskIndex, layout.dataFile(version, diskIndex, nextGeneration), blockSize);
-    object.rule = rules.spaceOf(version.path());
-    space.accessed(version, firstBlock, object);
-    space.creating(object);
-    if (objects.size() >= maxObjects && !evictOneObject(disk, evicted)) {
-      return null;
-    }
-    if (!reserve(disk, object, DiskCharge.OBJECT_OVERHEAD, evicted)) {
-      return null;
-    }
-    nextGeneration++;
-    object.lastUsedMillis = idleExpiry.nowMillis();
-    object.creating = true;
-    objects.put(version, object);
-    space.created(object);
-    return object;
-  }
-
-  /**
    * Creates the journal and data file of {@code object}, outside the lock (a slow disk delays only
    * the readers of that object, which wait in {@link #awaitCreated}). A cache that cannot create its
    * files is broken: the object is dropped and the caller counts it, falls back to the source, or
@@ -687,7 +577,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         object.creating = false;
         current = objects.get(object.version) == object;
         if (current) {
-          drop(object);
+          objects.drop(object);
         }
         inFlightCondition.signalAll();
       } finally {
@@ -729,30 +619,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       throw new InterruptedIOException("Interrupted waiting for the cache file of " + object.version);
     }
     return !object.creating;
-  }
-
-  /** Evicts the least recently used object nobody is fetching into, from {@code preferred} first; false when there is none. */
-  @GuardedBy("lock")
-  private boolean evictOneObject(DiskSpace preferred, List<CachedObject> evicted) {
-    for (DiskSpace disk : space.disksFrom(preferred)) {
-      for (Iterator<CachedObject> candidates = disk.objects(); candidates.hasNext(); ) {
-        CachedObject candidate = candidates.next();
-        if (!candidate.pinned()) {
-          drop(candidate);
-          evicted.add(candidate);
-          evictions++;
-          insight.evicted(candidate.version);
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  private BlockRange denied(ObjectVersion version, int firstBlock, int endBlock) {
-    byte[] states = new byte[endBlock - firstBlock];
-    Arrays.fill(states, BlockState.DENIED.code());
-    return new BlockRange(version, "", firstBlock, states, new int[states.length], 0);
   }
 
   /**
@@ -850,7 +716,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       leases.finishIfDone(lease);
       if (object.charged.isEmpty() && !object.pinned() && objects.get(object.version) == object) {
         // nothing cached, written or being fetched (e.g. every fetch failed): keep no metadata for it
-        forget(object);
+        objects.forget(object);
         forgotten.add(object);
       }
       inFlightChanged();
@@ -876,8 +742,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       expireLeases();
       CachedObject object = objects.get(version);
-      if (object == null || !anyInFlight(object, firstBlock, endBlock) || timeoutMillis <= 0 || waiters.full()) {
-        return CompletableFuture.completedFuture(describe(version, object, firstBlock, endBlock, null));
+      if (object == null || !BlockRanges.anyInFlight(object, firstBlock, endBlock) || timeoutMillis <= 0 || waiters.full()) {
+        return CompletableFuture.completedFuture(BlockRanges.describe(version, object, firstBlock, endBlock, null));
       }
       SettleWaiters.Waiter waiter = waiters.add(version, firstBlock, endBlock, timeoutMillis);
       waiters.scheduleRecheck(nextRecheckNanos(waiter, object));
@@ -930,8 +796,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     @SuppressWarnings("GuardedBy")
     SettleWaiters.Settlement settlement = (waiter, now) -> {
       CachedObject object = objects.get(waiter.version());
-      boolean settled = object == null || !anyInFlight(object, waiter.first(), waiter.end()) || now - waiter.deadlineNanos() >= 0;
-      return settled ? describe(waiter.version(), object, waiter.first(), waiter.end(), null) : null;
+      boolean settled = object == null || !BlockRanges.anyInFlight(object, waiter.first(), waiter.end()) || now - waiter.deadlineNanos() >= 0;
+      return settled ? BlockRanges.describe(waiter.version(), object, waiter.first(), waiter.end(), null) : null;
     };
     waiters.settle(settlement);
   }
@@ -955,8 +821,8 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
         expireLeases();
         CachedObject object = objects.get(version);
         long remaining = deadline - System.nanoTime();
-        if (object == null || !anyInFlight(object, firstBlock, endBlock) || remaining <= 0) {
-          return describe(version, object, firstBlock, endBlock, null);
+        if (object == null || !BlockRanges.anyInFlight(object, firstBlock, endBlock) || remaining <= 0) {
+          return BlockRanges.describe(version, object, firstBlock, endBlock, null);
         }
         long untilExpiry = Long.MAX_VALUE;
         for (long leaseId : object.inFlight.values()) {
@@ -1008,7 +874,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
       }
       if (check == DataFiles.BlockCheck.GONE) {
         LOG.warn("Dropping {}: its data file {} is missing or was truncated outside the cache", version, object.dataFile);
-        drop(object);
+        objects.drop(object);
         dropped.add(object);
       } else {
         object.published.clear(block);
@@ -1032,7 +898,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     try {
       CachedObject object = objects.get(version);
       if (object != null) {
-        drop(object);
+        objects.drop(object);
         dropped.add(object);
       }
     } finally {
@@ -1046,9 +912,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     List<CachedObject> dropped = new ArrayList<>();
     lock.lock();
     try {
-      for (CachedObject object : List.copyOf(objects.values())) {
+      for (CachedObject object : List.copyOf(objects.all())) {
         if (object.version.path().equals(path)) {
-          drop(object);
+          objects.drop(object);
           dropped.add(object);
         }
       }
@@ -1069,7 +935,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     PriorityQueue<CachedFile> largest = new PriorityQueue<>(size + 1, bySize);
     lock.lock();
     try {
-      for (CachedObject object : objects.values()) {
+      for (CachedObject object : objects.all()) {
         if (largest.size() == size && object.chargedBytes <= largest.peek().chargedBytes()) {
           continue;
         }
@@ -1092,9 +958,9 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     List<CachedObject> dropped;
     lock.lock();
     try {
-      dropped = List.copyOf(objects.values());
+      dropped = List.copyOf(objects.all());
       for (CachedObject object : dropped) {
-        drop(object);
+        objects.drop(object);
       }
     } finally {
       lock.unlock();
@@ -1110,7 +976,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     List<CachedBytes> cached = new ArrayList<>();
     lock.lock();
     try {
-      for (CachedObject object : objects.values()) {
+      for (CachedObject object : objects.all()) {
         long bytes = publishedBytes(object);
         if (bytes > 0) {
           cached.add(new CachedBytes(object.version.path(), bytes));
@@ -1136,7 +1002,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   public CacheUsage usage() {
     lock.lock();
     try {
-      return space.usage(evictions, admissionRejections);
+      return space.usage(objects.evictions(), objects.admissionRejections());
     } finally {
       lock.unlock();
     }
@@ -1147,7 +1013,7 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     lock.lock();
     try {
       leases.clear();
-      for (CachedObject object : objects.values()) {
+      for (CachedObject object : objects.all()) {
         object.inFlight.clear();
       }
       inFlightChanged();
@@ -1172,84 +1038,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     return object;
   }
 
-  /**
-   * Makes room for {@code length} more bytes of {@code requester} (null: of an object to create) on
-   * {@code disk}, evicting the objects the eviction policy picks into {@code evicted}; false when
-   * impossible, or when the policy refuses the requester (counted as an admission rejection).
-   */
-  @GuardedBy("lock")
-  private boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
-    RuleSpace rule = requester == null ? null : requester.rule;
-    SpaceLedger.Eviction forQuota = rule == null ? SpaceLedger.Eviction.NONE : space.quotaVictims(requester, length, evicted);
-    if (!forQuota.fits()) {
-      rule.denials++;
-      return false;
-    }
-    // the disk decides before anything is evicted for the quota: a grant it refuses evicts nothing
-    SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted, forQuota.victims());
-    if (!eviction.fits()) {
-      if (eviction.rejected()) {
-        admissionRejections++;
-      }
-      return false;
-    }
-    if (rule != null) {
-      evictForQuota(forQuota, rule, evicted);
-    }
-    for (CachedObject victim : eviction.victims()) {
-      drop(victim);
-      evicted.add(victim);
-      evictions++;
-      insight.evicted(victim.version);
-    }
-    return true;
-  }
-
-  /** Evicts the objects {@code eviction} names to keep {@code rule} within its quota; false (counted) when they are not enough. */
-  @GuardedBy("lock")
-  private boolean evictForQuota(SpaceLedger.Eviction eviction, RuleSpace rule, List<CachedObject> evicted) {
-    if (!eviction.fits()) {
-      rule.denials++;
-      return false;
-    }
-    for (CachedObject victim : eviction.victims()) {
-      drop(victim);
-      evicted.add(victim);
-      evictions++;
-      rule.evictions++;
-      insight.evicted(victim.version);
-    }
-    return true;
-  }
-
-  /**
-   * Unpublishes everything of {@code object} and ends its leases; its file is deleted by the caller
-   * after unlocking. The charge of the blocks its grantees (of this run, or of the previous one after
-   * a restart) may still be writing is held until they are done: see {@link FencedWrites}.
-   */
-  @GuardedBy("lock")
-  private void drop(CachedObject object) {
-    List<Lease> ended = new ArrayList<>();
-    for (Long leaseId : Set.copyOf(object.inFlight.values())) {
-      Lease lease = leases.remove(leaseId);
-      if (lease != null) {
-        ended.add(lease);
-      }
-    }
-    objects.remove(object.version);
-    space.forget(object, ended);
-    object.published.clear();
-    object.inFlight.clear();
-    inFlightChanged();
-  }
-
-  /** Removes {@code object}, which holds no lease, from the metadata; its charge is given back once {@link #deleteFiles} truncated its files. */
-  @GuardedBy("lock")
-  private void forget(CachedObject object) {
-    objects.remove(object.version);
-    space.forget(object, List.of());
-  }
-
   @GuardedBy("lock")
   private void expireLeases() {
     space.expireFences();
@@ -1261,57 +1049,6 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     if (!expired.isEmpty()) {
       inFlightChanged();
     }
-  }
-
-  private static boolean anyInFlight(CachedObject object, int firstBlock, int endBlock) {
-    for (int block : object.inFlight.keySet()) {
-      if (block >= firstBlock && block < endBlock) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  @GuardedBy("lock")
-  private BlockRange describe(ObjectVersion version, CachedObject object, int firstBlock, int endBlock, Lease lease) {
-    int count = endBlock - firstBlock;
-    byte[] states = new byte[count];
-    int[] crcs = new int[count];
-    if (object == null) {
-      Arrays.fill(states, lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code());
-      return new BlockRange(version, "", firstBlock, states, crcs, 0);
-    }
-    // run by run: a word per 64 blocks finds each run of published blocks, copied whole, and each run of others
-    byte notPublished = lease == null ? BlockState.MISSING.code() : BlockState.DENIED.code();
-    boolean perBlock = lease != null || !object.inFlight.isEmpty();
-    int block = firstBlock;
-    while (block < endBlock) {
-      int published = Math.min(endBlock, object.published.nextClearBit(block));
-      if (published > block) {
-        Arrays.fill(states, block - firstBlock, published - firstBlock, BlockState.CACHED.code());
-        System.arraycopy(object.crc32c, block, crcs, block - firstBlock, published - block);
-        block = published;
-        continue;
-      }
-      int next = object.published.nextSetBit(block);
-      int others = next < 0 ? endBlock : Math.min(endBlock, next);
-      if (!perBlock) {
-        Arrays.fill(states, block - firstBlock, others - firstBlock, notPublished);
-        block = others;
-        continue;
-      }
-      for (; block < others; block++) {
-        if (lease != null && lease.blocks.get(block)) {
-          states[block - firstBlock] = BlockState.GRANTED.code();
-        } else if (object.inFlight.containsKey(block)) {
-          states[block - firstBlock] = BlockState.IN_FLIGHT.code();
-        } else {
-          states[block - firstBlock] = notPublished;
-        }
-      }
-    }
-    long leaseId = lease == null || lease.blocks.isEmpty() ? 0 : lease.id;
-    return new BlockRange(version, object.dataFile.toString(), firstBlock, states, crcs, leaseId);
   }
 
   private void checkRange(ObjectVersion version, int firstBlock, int endBlock) {
