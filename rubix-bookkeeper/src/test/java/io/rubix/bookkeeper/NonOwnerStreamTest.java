@@ -91,12 +91,7 @@ class NonOwnerStreamTest {
         .client(CacheKeys.READAHEAD_MAX.name(), CacheKeys.READAHEAD_MAX.defaultValue())
         .startInProcess();
     String path = ownedByNode2();
-    byte[] data = new byte[OBJECT];
-    new Random(23).nextBytes(data);
-    try (FileSystem writer = FileSystem.newInstance(URI.create("s3a://bucket/"), s3.s3aConfiguration());
-        FSDataOutputStream out = writer.create(new org.apache.hadoop.fs.Path(path))) {
-      out.write(data);
-    }
+    byte[] data = write(path, 23);
     try (FileSystem owner = FileSystem.newInstance(URI.create("s3a://bucket/"), cluster.clientConf(2, s3.s3aConfiguration()));
         FSDataInputStream in = owner.open(new org.apache.hadoop.fs.Path(path))) {
       in.readFully(0, new byte[OBJECT]);
@@ -134,12 +129,7 @@ class NonOwnerStreamTest {
         .client(BookKeeperKeys.TRANSFER_TIMEOUT.name(), "2s")
         .startInProcess();
     String path = ownedByNode2();
-    byte[] data = new byte[OBJECT];
-    new Random(22).nextBytes(data);
-    try (FileSystem writer = FileSystem.newInstance(URI.create("s3a://bucket/"), s3.s3aConfiguration());
-        FSDataOutputStream out = writer.create(new org.apache.hadoop.fs.Path(path))) {
-      out.write(data);
-    }
+    byte[] data = write(path, 22);
     if (stopOwner) {
       cluster.stop(2);
     }
@@ -163,6 +153,17 @@ class NonOwnerStreamTest {
       assertThat(stats.get(CacheCounter.NON_OWNER_SOURCE_BYTES)).as("read from the store, counters " + stats.snapshot()).isEqualTo(OBJECT);
     }
     assertThat(s3.store().gets()).as("GETs of 256 reads of 64 KiB (plain S3A classic: 1), counters " + stats.snapshot()).isLessThanOrEqualTo(8);
+  }
+
+  /** Writes {@link #OBJECT} random bytes (from {@code seed}) to {@code path}; returns them. */
+  private static byte[] write(String path, long seed) throws Exception {
+    byte[] data = new byte[OBJECT];
+    new Random(seed).nextBytes(data);
+    try (FileSystem writer = FileSystem.newInstance(URI.create("s3a://bucket/"), s3.s3aConfiguration());
+        FSDataOutputStream out = writer.create(new org.apache.hadoop.fs.Path(path))) {
+      out.write(data);
+    }
+    return data;
   }
 
   /** A path of an object whose one split node 2 owns. */

@@ -89,11 +89,7 @@ class InputBytesTest {
 
   @Test
   void aColdReadOfAFewBytesCountsThoseNotTheBlockFetched() throws Exception {
-    Configuration conf = server.s3aConfiguration();
-    conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
-    conf.set("rubix.cache.dirs", cacheDir.toString());
-    conf.set("rubix.cache.jmx.enabled", "false");
-    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://metrics/"), conf)) {
+    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://metrics/"), cachingConf())) {
       long before = threadBytesRead();
       byte[] footer = new byte[100];
       try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("s3a://metrics/object"))) {
@@ -104,14 +100,18 @@ class InputBytesTest {
     }
   }
 
-  /** ORC reads stripes with vectored reads, which run on other threads: the asking thread counts them. */
-  @Test
-  void aVectoredReadCountsItsRangesInTheAskingThread() throws Exception {
+  private Configuration cachingConf() {
     Configuration conf = server.s3aConfiguration();
     conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
     conf.set("rubix.cache.dirs", cacheDir.toString());
     conf.set("rubix.cache.jmx.enabled", "false");
-    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://metrics/"), conf)) {
+    return conf;
+  }
+
+  /** ORC reads stripes with vectored reads, which run on other threads: the asking thread counts them. */
+  @Test
+  void aVectoredReadCountsItsRangesInTheAskingThread() throws Exception {
+    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://metrics/"), cachingConf())) {
       long before = threadBytesRead();
       List<FileRange> ranges = List.of(FileRange.createFileRange(0, 1000), FileRange.createFileRange(2 << 20, 5000));
       try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("s3a://metrics/object"))) {
