@@ -70,7 +70,7 @@ public final class StandaloneCluster implements AutoCloseable {
     return address;
   }
 
-  /** Kills the Worker of {@code address} and its executors (kill -9). */
+  /** Kills the Worker of {@code address} and its executors (kill -9); the node is no longer one of {@link #addresses()}. */
   public void kill(String address) {
     synchronized (nodes) {
       for (SparkNode node : nodes) {
@@ -78,6 +78,7 @@ public final class StandaloneCluster implements AutoCloseable {
           node.kill();
         }
       }
+      nodes.removeIf(node -> node.address().equals(address));
     }
   }
 
@@ -85,7 +86,7 @@ public final class StandaloneCluster implements AutoCloseable {
     return masterUrl;
   }
 
-  /** The addresses of the nodes started, in order. */
+  /** The addresses of the nodes running (started and not killed), in the order they were started. */
   public List<String> addresses() {
     synchronized (nodes) {
       return nodes.stream().map(SparkNode::address).toList();
