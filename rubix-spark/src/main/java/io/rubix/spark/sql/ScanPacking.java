@@ -3,6 +3,9 @@ package io.rubix.spark.sql;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -33,15 +36,20 @@ final class ScanPacking {
       return input;
     }
     SparkSession session = node.relation().sparkSession();
-    Map<String, List<String>> executorHosts = ExecutorHosts.parse(session.sparkContext().hadoopConfiguration().get(ExecutorHosts.KEY));
+    Configuration conf = session.sparkContext().hadoopConfiguration();
+    Map<String, List<String>> executorHosts = ExecutorHosts.parse(conf.get(ExecutorHosts.KEY));
+    Set<String> nodes = LiveNodes.of(conf);
     List<PartitionedFile> pieces = new ArrayList<>();
     CollectionConverters.asJava(scan.filePartitions()).forEach(p -> pieces.addAll(List.of(p.files())));
-    if (OwnerPacking.hosts(pieces, ScanPacking::host) < 2 && executorHosts.isEmpty()) {
+    // a listing made before a node left still names it: its pieces go to any host at once, not after Spark's locality wait
+    Function<PartitionedFile, String> host = piece -> nodes.isEmpty() || nodes.contains(host(piece)) ? host(piece) : "";
+    boolean stale = pieces.stream().anyMatch(piece -> !host(piece).equals(host.apply(piece)));
+    if (OwnerPacking.hosts(pieces, host) < 2 && executorHosts.isEmpty() && !stale) {
       return input;
     }
     long maxSplitBytes = FilePartition$.MODULE$.maxSplitBytes(session, node.dynamicallySelectedPartitions());
     long openCost = session.sessionState().conf().filesOpenCostInBytes();
-    List<List<PartitionedFile>> groups = OwnerPacking.pack(pieces, ScanPacking::host, PartitionedFile::length,
+    List<List<PartitionedFile>> groups = OwnerPacking.pack(pieces, host, PartitionedFile::length,
         maxSplitBytes, openCost);
     Option<Object> maxTasks = session.sessionState().conf().filesMaxPartitionNum();
     if (maxTasks.isDefined() && groups.size() > (Integer) maxTasks.get()) {
@@ -53,7 +61,7 @@ final class ScanPacking {
     }
     LOG.debug("{} pieces of {} packed by owner into {} tasks (by size: {})", pieces.size(),
         node.relation().location().rootPaths(), tasks.size(), scan.filePartitions().size());
-    return new OwnerPackedRDD(scan, tasks, executorHosts);
+    return new OwnerPackedRDD(scan, tasks, executorHosts, () -> LiveNodes.of(conf));
   }
 
   /** The piece's first host, as Spark's scheduler weighs them ("localhost" is none, as for Spark). */

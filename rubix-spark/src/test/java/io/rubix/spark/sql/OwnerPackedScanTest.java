@@ -123,6 +123,36 @@ class OwnerPackedScanTest {
     }
   }
 
+  /**
+   * A node left after the listing was made: its files' tasks name no host and run anywhere at once, not
+   * after Spark's locality wait for a host that is gone; the other tasks keep their owner.
+   */
+  @Test
+  void tasksOfANodeThatLeftPreferNoHost() {
+    spark.sparkContext().hadoopConfiguration().set("rubix.cluster.nodes", "10.0.0.1,10.0.0.2");
+    try {
+      Dataset<Row> scan = spark.read().parquet(sales);
+      scan.collectAsList();
+      List<SparkPlan> scans = new ArrayList<>();
+      collectScans(scan.queryExecution().executedPlan(), scans);
+      org.apache.spark.rdd.RDD<?> input = ((FileSourceScanExec) scans.get(0)).inputRDD();
+      int gone = 0;
+      for (Partition partition : input.partitions()) {
+        List<String> preferred = CollectionConverters.asJava(input.preferredLocations(partition));
+        List<String> owners = hosts((FilePartition) partition);
+        if (owners.contains("10.0.0.3")) {
+          gone++;
+          assertThat(preferred).as("a task of the node that left").isEmpty();
+        } else {
+          assertThat(preferred).hasSize(1).isSubsetOf("10.0.0.1", "10.0.0.2");
+        }
+      }
+      assertThat(gone).as("tasks of files on 10.0.0.3").isPositive();
+    } finally {
+      spark.sparkContext().hadoopConfiguration().unset("rubix.cluster.nodes");
+    }
+  }
+
   @Test
   void answersEqualSparksOwnWithAdaptiveExecution() {
     String query = "SELECT i.name, count(*) AS n, sum(s.amount) AS total FROM parquet.`" + sales + "` s JOIN parquet.`" + items
