@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.thrift.TApplicationException;
@@ -62,6 +63,8 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
   private final AtomicLong retryAtNanos = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong backoffNanos = new AtomicLong(BACKOFF_START_NANOS);
   private final AtomicLong failures = new AtomicLong();
+  /** Whether the last call failed: a failure is logged at warn when the daemon stops answering, not on every retry. */
+  private final AtomicBoolean down = new AtomicBoolean();
   /** The daemon's data files this JVM may open: under its own configured cache directories. */
   private final DataFileLayout layout;
   private volatile boolean closed;
@@ -265,6 +268,9 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
       T result = call.apply(connection.client);
       backoffNanos.set(BACKOFF_START_NANOS);
       retryAtNanos.set(Long.MIN_VALUE);
+      if (down.compareAndSet(true, false)) {
+        LOG.info("BookKeeper at {}:{} answers again", config.host(), config.port());
+      }
       if (!idle.offer(connection)) {
         connection.close();
       }
@@ -296,7 +302,13 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
     long backoff = backoffNanos.getAndUpdate(b -> Math.min(config.backoffMax().toNanos(), b * 2));
     retryAtNanos.set(nanoClock.getAsLong() + backoff);
     failures.incrementAndGet();
-    LOG.warn("BookKeeper at {}:{} failed ({}); reads go to the source for {} ms", config.host(), config.port(), e, backoff / 1_000_000);
+    if (down.compareAndSet(false, true)) {
+      LOG.warn("BookKeeper at {}:{} failed ({}); reads go to the source (or other nodes' caches) while it does not answer, retried after "
+          + "{} ms, then backing off up to {}; further failures are logged at debug", config.host(), config.port(), e, backoff / 1_000_000,
+          config.backoffMax());
+    } else {
+      LOG.debug("BookKeeper at {}:{} failed again ({}); retried after {} ms", config.host(), config.port(), e, backoff / 1_000_000);
+    }
     return new BookKeeperUnavailableException("BookKeeper at " + config.host() + ":" + config.port() + " failed", e);
   }
 
