@@ -83,12 +83,45 @@ class ScaleOutHandoffTest {
     assertThat(stats.get(CacheCounter.HANDOFF_BYTES)).isZero();
   }
 
+  /** A footer's read starts inside a block: the blocks holding it are handed off all the same. */
+  @Test
+  void aReadInsideABlockIsHandedOffToo() throws Exception {
+    byte[] data = warmTwoNodes("s3a://bucket/footer.bin");
+    int block = 0;
+    while (owners[block] != 3) {
+      block++;
+    }
+    long at = (long) block * BLOCK + 1000;
+    byte[] read = new byte[100];
+    s3.store().reset();
+    CacheStats stats;
+    try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://bucket/"), cluster.clientConf(3, s3.s3aConfiguration()));
+        FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("s3a://bucket/footer.bin"))) {
+      in.readFully(at, read);
+      stats = ((CachingS3AFileSystem) fs).cacheEngine().stats();
+    }
+    assertThat(read).isEqualTo(Arrays.copyOfRange(data, (int) at, (int) at + 100));
+    assertThat(s3.store().gets()).as("counters %s", stats.snapshot()).isZero();
+    assertThat(stats.get(CacheCounter.HANDOFF_BYTES)).as("counters %s", stats.snapshot()).isPositive();
+  }
+
   private int[] owners;
   private int ownedBy3;
   private ObjectVersion version;
 
   /** Nodes 1 and 2 (a ring of two) cache {@code path}; node 3 joins (a ring of three) and reads it all. */
   private CacheStats joinAndRead(String path, String window) throws Exception {
+    byte[] data = warmTwoNodes(path);
+    s3.store().reset();
+    Configuration joined = cluster.clientConf(3, s3.s3aConfiguration());
+    if (window != null) {
+      joined.set(PeerFetchKeys.HANDOFF_WINDOW.name(), window);
+    }
+    return read(joined, path, data);
+  }
+
+  /** Starts three nodes; nodes 1 and 2, as a ring of two, read and cache {@code path}; returns its bytes. */
+  private byte[] warmTwoNodes(String path) throws Exception {
     TestCluster.assumeBindable(3);
     cluster = TestCluster.builder(tmp, 3).blockSize(BLOCK).startInProcess();
     byte[] data = new byte[OBJECT];
@@ -115,13 +148,7 @@ class ScaleOutHandoffTest {
     for (int b = 0; b < OBJECT / BLOCK; b++) {
       cluster.awaitCached(before[b], version, b);
     }
-
-    s3.store().reset();
-    Configuration joined = cluster.clientConf(3, s3.s3aConfiguration());
-    if (window != null) {
-      joined.set(PeerFetchKeys.HANDOFF_WINDOW.name(), window);
-    }
-    return read(joined, path, data);
+    return data;
   }
 
   private static CacheStats read(Configuration conf, String path, byte[] expected) throws Exception {

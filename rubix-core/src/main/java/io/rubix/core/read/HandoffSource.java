@@ -11,8 +11,8 @@ import java.io.IOException;
 import java.util.function.IntConsumer;
 
 /**
- * The source of one object version on a node that joined the cluster recently: a range starting at a
- * block of a split this node now owns is first asked of the split's previous owner ({@link
+ * The source of one object version on a node that joined the cluster recently: a range in a split this
+ * node now owns is first asked of the split's previous owner ({@link
  * PeerReader#handOff}), which serves what it has cached; the rest comes from the store. The blocks it
  * hands off are verified like any peer's, and cached here as if fetched, so scale-out moves cached
  * blocks between nodes instead of fetching them from the store again.
@@ -44,7 +44,7 @@ public final class HandoffSource implements Source {
 
   @Override
   public void readFully(long position, byte[] buffer, int offset, int length, IntConsumer arrived) throws IOException {
-    int handed = length > 0 && position % blockSize == 0 && peers.handsOff() ? handOff(position, buffer, offset, length) : 0;
+    int handed = length > 0 && peers.handsOff() ? handOff(position, buffer, offset, length) : 0;
     if (handed > 0) {
       stats.add(CacheCounter.HANDOFF_BYTES, handed);
       arrived.accept(handed);
@@ -54,15 +54,28 @@ public final class HandoffSource implements Source {
     }
   }
 
-  /** Copies the leading blocks of the range the previous owner serves into the buffer; returns how many bytes. */
+  /**
+   * Copies the leading bytes of the range that previous owners serve into the buffer, split by split
+   * (each split has its own previous owner), up to the first block not served; returns how many bytes.
+   * A range need not start at a block (a footer): the blocks holding it are asked for.
+   */
   private int handOff(long position, byte[] buffer, int offset, int length) {
-    int first = (int) (position / blockSize);
     int end = (int) ((position + length + blockSize - 1) / blockSize);
+    int b = (int) (position / blockSize);
     int copied = 0;
-    for (PeerBlock block : peers.handOff(version, blockSize, first, end).served()) {
-      int n = Math.min(block.length(), length - copied);
-      System.arraycopy(block.bytes(), block.offset(), buffer, offset + copied, n);
-      copied += n;
+    while (b < end && copied < length) {
+      PeerReader.Transfer transfer = peers.handOff(version, blockSize, b, end);
+      for (PeerBlock block : transfer.served()) {
+        long at = position + copied;
+        int skip = (int) (at - (long) block.block() * blockSize);
+        int n = Math.min(block.length() - skip, length - copied);
+        System.arraycopy(block.bytes(), block.offset() + skip, buffer, offset + copied, n);
+        copied += n;
+      }
+      if (transfer.served().size() < transfer.end() - b) {
+        break;
+      }
+      b = transfer.end();
     }
     return copied;
   }
