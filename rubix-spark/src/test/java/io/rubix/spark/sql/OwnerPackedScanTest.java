@@ -109,11 +109,7 @@ class OwnerPackedScanTest {
         "10.0.0.3", List.of("10.244.2.4"));
     spark.sparkContext().hadoopConfiguration().set(ExecutorHosts.KEY, "10.0.0.1=10.244.0.5 10.244.0.7,10.0.0.2=10.244.1.9,10.0.0.3=10.244.2.4");
     try {
-      Dataset<Row> scan = spark.read().parquet(sales);
-      scan.collectAsList();
-      List<SparkPlan> scans = new ArrayList<>();
-      collectScans(scan.queryExecution().executedPlan(), scans);
-      org.apache.spark.rdd.RDD<?> input = ((FileSourceScanExec) scans.get(0)).inputRDD();
+      org.apache.spark.rdd.RDD<?> input = salesScanInput();
       for (Partition partition : input.partitions()) {
         String node = hosts((FilePartition) partition).get(0);
         assertThat(CollectionConverters.asJava(input.preferredLocations(partition))).containsExactlyElementsOf(pods.get(node));
@@ -131,11 +127,7 @@ class OwnerPackedScanTest {
   void tasksOfANodeThatLeftPreferNoHost() {
     spark.sparkContext().hadoopConfiguration().set("rubix.cluster.nodes", "10.0.0.1,10.0.0.2");
     try {
-      Dataset<Row> scan = spark.read().parquet(sales);
-      scan.collectAsList();
-      List<SparkPlan> scans = new ArrayList<>();
-      collectScans(scan.queryExecution().executedPlan(), scans);
-      org.apache.spark.rdd.RDD<?> input = ((FileSourceScanExec) scans.get(0)).inputRDD();
+      org.apache.spark.rdd.RDD<?> input = salesScanInput();
       int gone = 0;
       for (Partition partition : input.partitions()) {
         List<String> preferred = CollectionConverters.asJava(input.preferredLocations(partition));
@@ -171,6 +163,15 @@ class OwnerPackedScanTest {
     List<SparkPlan> scans = new ArrayList<>();
     collectScans(run.queryExecution().executedPlan(), scans);
     assertThat(scans).hasSize(2).allSatisfy(scan -> assertThat(scan).isInstanceOf(OwnerPackedScanExec.class));
+  }
+
+  /** The input RDD of a scan of the sales table, as run. */
+  private org.apache.spark.rdd.RDD<?> salesScanInput() {
+    Dataset<Row> scan = spark.read().parquet(sales);
+    scan.collectAsList();
+    List<SparkPlan> scans = new ArrayList<>();
+    collectScans(scan.queryExecution().executedPlan(), scans);
+    return ((FileSourceScanExec) scans.get(0)).inputRDD();
   }
 
   /** The tasks of the one file scan of {@code data}, as run (adaptive execution plans stages as it runs). */
