@@ -110,7 +110,7 @@ public final class BookKeeper implements AutoCloseable {
     PeerConfig peer = config.transfer();
     TransferServer transferServer = null;
     MetricsEndpoint metricsEndpoint = null;
-    PeerFill fill = peer.port() >= 0 && config.fetch().enabled() ? PeerFill.start(config.cache(), config.fetch(), config.sourceConf(), service) : null;
+    PeerFill fill = peer.port() >= 0 && config.fetch().enabled() ? PeerFill.start(config.cache(), config.fetch(), peer, config.sourceConf(), service) : null;
     try {
       transferServer = peer.port() >= 0
           ? new TransferServer(service, config.transferBindAddress(), peer, fill == null ? null : fill.fetcher())

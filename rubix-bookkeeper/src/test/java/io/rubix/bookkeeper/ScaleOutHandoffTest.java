@@ -105,6 +105,34 @@ class ScaleOutHandoffTest {
     assertThat(stats.get(CacheCounter.HANDOFF_BYTES)).as("counters %s", stats.snapshot()).isPositive();
   }
 
+  /**
+   * The new owner's daemon fills for its peers the same way: node 1 reads the whole object in the ring of
+   * three and asks node 3 for node 3's blocks, which node 3's daemon (its configuration names the cluster)
+   * takes from their previous owners, not from S3.
+   */
+  @Test
+  void aJoiningNodesDaemonFillsItsPeersFromThePreviousOwners() throws Exception {
+    String ring = String.join(",", TestCluster.nodeId(1) + "=127.0.0.1:1", TestCluster.nodeId(2) + "=127.0.0.2:1",
+        TestCluster.nodeId(3) + "=127.0.0.3:1");
+    byte[] data = warmTwoNodes("s3a://bucket/fill.bin", TestCluster.builder(tmp, 3).blockSize(BLOCK)
+        .sourceCredentials(s3.s3aConfiguration())
+        .daemon(PeerFetchKeys.FETCH_ALLOWED_AUTHORITIES.name(), "bucket")
+        .daemon(ClusterKeys.MANAGER.name(), "static")
+        // the daemons split files as the readers do (the cluster's readers: one block per split)
+        .daemon(ClusterKeys.FILESPLIT_SIZE.name(), Integer.toString(BLOCK))
+        .daemon(ClusterKeys.NODES.name(), ring));
+
+    s3.store().reset();
+    CacheStats stats = read(cluster.clientConf(1, s3.s3aConfiguration()), "s3a://bucket/fill.bin", data);
+
+    assertThat(s3.store().gets()).as("GETs, node 1's counters %s, node 3's daemon %s", stats.snapshot(), cluster.bookKeeper(3).stats()).isZero();
+    for (int b = 0; b < OBJECT / BLOCK; b++) {
+      if (owners[b] == 3) {
+        cluster.awaitCached(3, version, b);
+      }
+    }
+  }
+
   private int[] owners;
   private int ownedBy3;
   private ObjectVersion version;
@@ -122,8 +150,12 @@ class ScaleOutHandoffTest {
 
   /** Starts three nodes; nodes 1 and 2, as a ring of two, read and cache {@code path}; returns its bytes. */
   private byte[] warmTwoNodes(String path) throws Exception {
+    return warmTwoNodes(path, TestCluster.builder(tmp, 3).blockSize(BLOCK));
+  }
+
+  private byte[] warmTwoNodes(String path, TestCluster.Builder nodes) throws Exception {
     TestCluster.assumeBindable(3);
-    cluster = TestCluster.builder(tmp, 3).blockSize(BLOCK).startInProcess();
+    cluster = nodes.startInProcess();
     byte[] data = new byte[OBJECT];
     new Random(29).nextBytes(data);
     try (FileSystem writer = FileSystem.newInstance(URI.create("s3a://bucket/"), s3.s3aConfiguration());

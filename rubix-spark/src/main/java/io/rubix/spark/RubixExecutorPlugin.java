@@ -6,11 +6,12 @@ import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.ClientConfig;
 import io.rubix.core.cluster.ClusterConfig;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.spi.config.ClusterKeys;
 import io.rubix.spi.thrift.TServiceInfo;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -36,6 +37,12 @@ final class RubixExecutorPlugin implements ExecutorPlugin {
   public void init(PluginContext context, Map<String, String> extraConf) {
     Configuration conf = SparkHadoopConf.from(context.conf());
     extraConf.forEach(conf::set);
+    if (context.conf().contains(RubixDriverPlugin.NODES_FILE) && conf.get(ClusterKeys.MANAGER.name()) == null) {
+      // the BookKeeper this executor may start knows the cluster the driver keeps, as the session's file systems
+      // do: it hands over blocks from their previous owners when its node joined
+      conf.set(ClusterKeys.MANAGER.name(), ClusterConfig.FILE);
+      conf.set(ClusterKeys.NODES_FILE.name(), Path.of(context.conf().get(RubixDriverPlugin.NODES_FILE)).toAbsolutePath().toString());
+    }
     ClientConfig client = ClientConfig.from(conf);
     int port = client.port();
     boolean embedded = false;

@@ -8,6 +8,8 @@ import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.read.ArrivingBlock;
 import io.rubix.core.read.BlockFiller;
 import io.rubix.core.read.FillTask;
+import io.rubix.core.peer.PeerReader;
+import io.rubix.core.read.HandoffSource;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
 import io.rubix.core.read.StartedFill;
@@ -94,6 +96,9 @@ public final class OwnerFetcher implements Closeable {
   private final CacheStats stats;
   private final long backoffNanos;
   private final int maxBlocks;
+  private final int blockSize;
+  /** Null: blocks this node lacks come from the store only. */
+  private final PeerReader handOff;
   private final ThreadPoolExecutor pool;
   /** Stores (scheme://authority, lower case) whose refused requests were logged. */
   private final Set<String> warnedStores = ConcurrentHashMap.newKeySet();
@@ -102,6 +107,17 @@ public final class OwnerFetcher implements Closeable {
 
   public OwnerFetcher(PeerFetchConfig config, int blockSize, BlockFiller filler, SourceOpener sources, CacheStats stats, Duration backoff,
       LongSupplier nanoTime) {
+    this(config, blockSize, filler, sources, stats, backoff, nanoTime, null);
+  }
+
+  /**
+   * {@link #OwnerFetcher(PeerFetchConfig, int, BlockFiller, SourceOpener, CacheStats, Duration, LongSupplier)}
+   * that first takes blocks from their previous owners through {@code handOff} ({@link HandoffSource}; null: never).
+   */
+  public OwnerFetcher(PeerFetchConfig config, int blockSize, BlockFiller filler, SourceOpener sources, CacheStats stats, Duration backoff,
+      LongSupplier nanoTime, PeerReader handOff) {
+    this.handOff = handOff;
+    this.blockSize = blockSize;
     this.config = requireNonNull(config, "config is null");
     this.filler = requireNonNull(filler, "filler is null");
     this.sources = requireNonNull(sources, "sources is null");
@@ -173,7 +189,8 @@ public final class OwnerFetcher implements Closeable {
     int fillEnd = Math.min(end, first + maxBlocks);
     StartedFill started;
     try {
-      started = filler.start(version, counted(sources.open(version)), new StreamStats(stats), first, fillEnd, config.timeout(), pool);
+      Source source = HandoffSource.wrap(counted(sources.open(version)), handOff, version, blockSize, stats);
+      started = filler.start(version, source, new StreamStats(stats), first, fillEnd, config.timeout(), pool);
     } catch (RejectedExecutionException e) {
       return Fill.of(refused());
     } catch (IOException | RuntimeException e) {

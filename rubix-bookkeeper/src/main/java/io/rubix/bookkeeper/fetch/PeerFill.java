@@ -1,9 +1,15 @@
 package io.rubix.bookkeeper.fetch;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.cluster.ClusterLocality;
+import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.config.ConfigReader;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.peer.PeerClient;
+import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
+import io.rubix.core.peer.PeerReader;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.config.PeerFetchKeys;
@@ -11,6 +17,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,9 +41,12 @@ public final class PeerFill implements AutoCloseable {
   private final SourceFileSystems sources;
   private final OwnerFetcher fetcher;
   private final int allowedStores;
+  /** The daemon's own view of its cluster, for hand-offs; null when its configuration names none. */
+  private final ClusterLocality locality;
 
-  private PeerFill(CacheEngine engine, SourceFileSystems sources, OwnerFetcher fetcher, int allowedStores) {
+  private PeerFill(CacheEngine engine, SourceFileSystems sources, OwnerFetcher fetcher, int allowedStores, ClusterLocality locality) {
     this.allowedStores = allowedStores;
+    this.locality = locality;
     this.engine = engine;
     this.sources = sources;
     this.fetcher = fetcher;
@@ -47,6 +57,17 @@ public final class PeerFill implements AutoCloseable {
    * (its credentials for the sources), {@code service} its metadata service.
    */
   public static PeerFill start(CacheConfig cache, PeerFetchConfig fetch, Configuration sourceConf, InProcessMetadataService service) {
+    return start(cache, fetch, null, sourceConf, service);
+  }
+
+  /**
+   * {@link #start(CacheConfig, PeerFetchConfig, Configuration, InProcessMetadataService)} that, when this
+   * daemon's configuration names its cluster ({@code rubix.cluster.manager}) and {@code peer} its transfer
+   * port, first takes blocks it now owns from their previous owners (for {@code rubix.network.transfer.handoff.window}
+   * after it starts: a node that joined moves cached blocks instead of fetching them again).
+   */
+  public static PeerFill start(CacheConfig cache, PeerFetchConfig fetch, PeerConfig peer, Configuration sourceConf,
+      InProcessMetadataService service) {
     if (fetch.enabled() && fetch.authorities().isEmpty()) {
       LOG.warn("This node fetches blocks for its peers from no store: {} is unset and this daemon's configuration names none "
           + "(fs.defaultFS, fs.<scheme>.bucket.<bucket>.<option>). Peers read the blocks this node owns and has not cached from the store "
@@ -57,9 +78,23 @@ public final class PeerFill implements AutoCloseable {
     }
     CacheEngine engine = CacheEngine.withService(cache, service, "bookkeeper-peer-fill", ChannelOpener.DEFAULT);
     SourceFileSystems sources = new SourceFileSystems(sourceConf, cache);
+    ClusterLocality locality = peer == null || peer.port() <= 0 ? null : cluster(sourceConf);
+    Duration window = new ConfigReader(sourceConf).getDuration(PeerFetchKeys.HANDOFF_WINDOW, Duration.ZERO);
+    PeerReader handOff = locality == null || window.isZero() ? null
+        : new PeerClient(peer, new PeerFetchConfig(false, 1, Duration.ZERO, 1, Set.of(), 0), locality, window);
     OwnerFetcher fetcher = new OwnerFetcher(fetch, cache.blockSize(), engine.filler(), sources, engine.stats(),
-        SOURCE_FAILURE_PAUSE, System::nanoTime);
-    return new PeerFill(engine, sources, fetcher, fetch.authorities().size());
+        SOURCE_FAILURE_PAUSE, System::nanoTime, handOff);
+    return new PeerFill(engine, sources, fetcher, fetch.authorities().size(), locality);
+  }
+
+  /** The cluster this daemon's configuration names, or null (none, or one it cannot set up: logged). */
+  private static ClusterLocality cluster(Configuration conf) {
+    try {
+      return ClusterSetup.locality(conf);
+    } catch (RuntimeException e) {
+      LOG.warn("This node cannot hand blocks over from their previous owners: its cluster settings fail ({})", e.getMessage());
+      return null;
+    }
   }
 
   public OwnerFetcher fetcher() {
@@ -88,6 +123,9 @@ public final class PeerFill implements AutoCloseable {
       sources.close();
     } catch (IOException e) {
       LOG.debug("Closing the peer-fill sources failed", e);
+    }
+    if (locality != null) {
+      locality.close();
     }
   }
 }

@@ -214,11 +214,10 @@ class SparkClusterFailoverIT {
       // rendezvous hashing: only the splits the new node wins move, all to it
       assertThat(movedToAdded).as(figures).isEqualTo(moved);
       assertThat(movedShare).as(figures).isLessThanOrEqualTo(1.3 * ideal);
-      // the new owner takes its splits from their previous owners' caches (rubix.network.transfer.handoff.window):
-      // without that it fetched 0.250 of the cached bytes from S3, with it 0.11-0.12. What is left is, most
-      // likely, the footers the driver reads through the new owner, whose daemon fills them from S3 (its
-      // fills for peers do not hand off yet)
-      assertThat(scaledOut.s3().bytes()).as(figures).isLessThanOrEqualTo((long) (0.6 * ideal * cached));
+      // the new owner takes its splits from their previous owners' caches (rubix.network.transfer.handoff.window),
+      // for its own reads and for what it fills for peers (the driver's footer reads): scale-out costs at most 5 %
+      // of the cached bytes from S3 (0.021 measured; 0.250 without the hand-off, 0.112 with it on readers only)
+      assertThat(scaledOut.s3().bytes()).as(figures).isLessThanOrEqualTo((long) (0.05 * cached));
     }
   }
 
