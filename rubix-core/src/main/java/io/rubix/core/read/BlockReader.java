@@ -229,7 +229,7 @@ public final class BlockReader {
     int first = target.firstBlock(blockSize);
     int end = target.endBlock(blockSize);
     BlockRange status = s.recentStatus;
-    if (status == null || !status.covers(first, end) || !cachedOrOwnedElsewhere(s, status, first, end)) {
+    if (status == null || !status.covers(first, end) || !admission.cachedOrOwnedElsewhere(s, status, first, end, peers != null)) {
       try {
         // one answer for the blocks ahead too: a warm sequential stream then asks once per status window
         status = windows.statusFrom(s, first, end);
@@ -257,26 +257,6 @@ public final class BlockReader {
       }
       b = runEnd;
     }
-  }
-
-  /**
-   * Whether a recent status still answers a read of {@code [first, end)}: each block is cached, or
-   * is not cached and not admitted here (this node never caches it, so asking again would tell
-   * nothing new: a stream reading splits other nodes own asks its BookKeeper once per window, not per read).
-   */
-  private boolean cachedOrOwnedElsewhere(ReadSession s, BlockRange status, int first, int end) {
-    if (status.allCached(first, end)) {
-      return true;
-    }
-    if (peers == null || admission.all()) {
-      return false;
-    }
-    for (int b = first; b < end; b++) {
-      if (status.state(b) != BlockState.CACHED && (status.state(b) != BlockState.MISSING || admission.admits(s, b))) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**
