@@ -102,13 +102,13 @@ final class ObjectTable {
    */
   boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
     RuleSpace rule = requester == null ? null : requester.rule;
-    SpaceLedger.Eviction forQuota = rule == null ? SpaceLedger.Eviction.NONE : space.quotaVictims(requester, length, evicted);
+    Eviction forQuota = rule == null ? Eviction.NONE : space.quotaVictims(requester, length, evicted);
     if (!forQuota.fits()) {
       rule.denials++;
       return false;
     }
     // the disk decides before anything is evicted for the quota: a grant it refuses evicts nothing
-    SpaceLedger.Eviction eviction = space.victims(disk, requester, length, evicted, forQuota.victims());
+    Eviction eviction = space.victims(disk, requester, length, evicted, forQuota.victims());
     if (!eviction.fits()) {
       if (eviction.rejected()) {
         admissionRejections++;
@@ -128,7 +128,7 @@ final class ObjectTable {
   }
 
   /** Evicts the objects {@code eviction} names to keep {@code rule} within its quota; false (counted) when they are not enough. */
-  boolean evictForQuota(SpaceLedger.Eviction eviction, RuleSpace rule, List<CachedObject> evicted) {
+  boolean evictForQuota(Eviction eviction, RuleSpace rule, List<CachedObject> evicted) {
     if (!eviction.fits()) {
       rule.denials++;
       return false;

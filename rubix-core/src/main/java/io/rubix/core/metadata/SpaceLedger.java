@@ -6,21 +6,17 @@ import io.rubix.core.config.EvictionPolicy;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.CacheUsage;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
-import java.util.Deque;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
  * What a metadata service charges against each disk's cap, and which objects each disk evicts: the
  * least recently used ({@link EvictionPolicy#LRU}), or under {@link EvictionPolicy#TINYLFU} those that
- * lose a comparison of recent read frequencies (see {@link #windowedVictims}) in a disk segmented as
+ * lose a comparison of recent read frequencies (see {@link WindowedVictims}) in a disk segmented as
  * W-TinyLFU's (see {@link DiskSpace}), whose window a {@link HillClimber} sizes.
  *
  * <p>Space is charged when a block is granted, before any byte is written, and given back only once
@@ -39,6 +35,8 @@ final class SpaceLedger {
   private final LongSupplier nanoClock;
   /** Null under LRU. */
   private final AccessFrequencies frequencies;
+  /** Null under LRU. */
+  private final WindowedVictims windowed;
   /** Null under LRU: one for all disks, which hold hash partitions of the same reads. */
   private final HillClimber climber;
 
@@ -51,17 +49,18 @@ final class SpaceLedger {
     if (roots.size() != capacities.size()) {
       throw new IllegalArgumentException("one capacity per root: " + roots + " vs " + capacities);
     }
-    boolean windowed = requireNonNull(policy, "policy is null") == EvictionPolicy.TINYLFU;
-    this.climber = windowed ? new HillClimber() : null;
+    boolean tinyLfu = requireNonNull(policy, "policy is null") == EvictionPolicy.TINYLFU;
+    this.climber = tinyLfu ? new HillClimber() : null;
     for (int i = 0; i < roots.size(); i++) {
       DiskSpace disk = new DiskSpace(roots.get(i), capacities.get(i));
-      if (windowed) {
+      if (tinyLfu) {
         disk.resize(climber.window());
       }
       disks.add(disk);
     }
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
-    this.frequencies = windowed ? new AccessFrequencies() : null;
+    this.frequencies = tinyLfu ? new AccessFrequencies() : null;
+    this.windowed = tinyLfu ? new WindowedVictims(frequencies) : null;
   }
 
   DiskSpace disk(int index) {
@@ -225,82 +224,22 @@ final class SpaceLedger {
     }
     for (CachedObject victim : evicting) {
       if (diskOf(victim) == disk) {
-        freed += victim.chargedBytes - recoveredWritesCharge(victim);
+        freed += freeableCharge(victim);
       }
     }
     if (frequencies != null) {
-      return windowedVictims(disk, requester, length, freed, evicting);
+      return windowed.victims(disk, requester, length, freed, evicting, this::freeableCharge);
     }
     List<CachedObject> victims = new ArrayList<>();
     Iterator<CachedObject> candidates = disk.objects();
     while (disk.usedBytes - freed + length > disk.capacityBytes && candidates.hasNext()) {
       CachedObject candidate = candidates.next();
-      if (evictable(candidate, requester) && !evicting.contains(candidate)) {
+      if (Eviction.evictable(candidate, requester) && !evicting.contains(candidate)) {
         victims.add(candidate);
-        freed += candidate.chargedBytes - recoveredWritesCharge(candidate);
+        freed += freeableCharge(candidate);
       }
     }
     return disk.usedBytes - freed + length > disk.capacityBytes ? Eviction.NO_ROOM : new Eviction(victims, false);
-  }
-
-  /**
-   * W-TinyLFU's choice, as Caffeine makes it. The window keeps the newest objects up to its capacity,
-   * the growth of a requester in it included (a new object starts in it); the oldest beyond that move
-   * on to probation and become candidates, as does a requester past the window, which must win its
-   * room. While room is still needed, the first candidate is compared with the least recently used
-   * object of probation (then of protected): the one read less often recently is evicted, the resident
-   * on a tie, and the next candidate is compared with the next resident; without candidates, residents
-   * are evicted in order; without residents, candidates and then the window's objects, oldest first. A
-   * requester that loses is refused ({@link Eviction#rejected}), and a losing candidate being fetched
-   * into stays where it is.
-   */
-  private Eviction windowedVictims(DiskSpace disk, CachedObject requester, long length, long freedBefore, Collection<CachedObject> evicting) {
-    boolean inWindow = requester != null && requester.segment == Segment.WINDOW;
-    long windowAfter = disk.bytes(Segment.WINDOW) + (inWindow ? length : 0);
-    List<CachedObject> leaving = new ArrayList<>();
-    for (Iterator<CachedObject> oldest = disk.objects(Segment.WINDOW); windowAfter > disk.windowCapacity() && oldest.hasNext(); ) {
-      CachedObject next = oldest.next();
-      leaving.add(next);
-      windowAfter -= next == requester ? next.chargedBytes + length : next.chargedBytes;
-    }
-    for (CachedObject next : leaving) {
-      disk.move(next, Segment.PROBATION);
-    }
-    if (inWindow && requester.segment == Segment.WINDOW && windowAfter > disk.windowCapacity()) {
-      // a new object (not in the window yet) larger than the window's room: it starts past it
-      requester.segment = Segment.PROBATION;
-    }
-    disk.demoteProtectedOverflow();
-    Deque<CachedObject> candidates = new ArrayDeque<>(leaving);
-    if (requester != null && requester.segment != Segment.WINDOW && !candidates.contains(requester)) {
-      candidates.add(requester);
-    }
-    Set<CachedObject> taken = new LinkedHashSet<>();
-    long freed = freedBefore;
-    Iterator<CachedObject> residents = disk.pastWindow();
-    Iterator<CachedObject> window = disk.objects(Segment.WINDOW);
-    CachedObject resident = nextResident(residents, requester, candidates, taken, evicting);
-    while (disk.usedBytes - freed + length > disk.capacityBytes) {
-      CachedObject candidate = candidates.pollFirst();
-      CachedObject evict;
-      if (resident == null) {
-        evict = candidate != null && candidate != requester ? candidate : window.hasNext() ? window.next() : null;
-        if (evict == null) {
-          return Eviction.NO_ROOM;
-        }
-      } else if (candidate == null || frequencies.admits(candidate, resident)) {
-        evict = resident;
-        resident = nextResident(residents, requester, candidates, taken, evicting);
-      } else if (candidate == requester) {
-        return Eviction.REJECTED;
-      } else {
-        evict = candidate;
-      }
-      if (evictable(evict, requester) && !evicting.contains(evict) && taken.add(evict)) {
-        freed += evict.chargedBytes - recoveredWritesCharge(evict);
-      }
-    }
-    return new Eviction(List.copyOf(taken), false);
   }
 
   /**
@@ -331,40 +270,12 @@ final class SpaceLedger {
     Iterator<CachedObject> candidates = rule.lru.values().iterator();
     while (rule.usedBytes - freed + length > rule.quotaBytes && candidates.hasNext()) {
       CachedObject candidate = candidates.next();
-      if (evictable(candidate, requester)) {
+      if (Eviction.evictable(candidate, requester)) {
         victims.add(candidate);
-        freed += candidate.chargedBytes - recoveredWritesCharge(candidate);
+        freed += freeableCharge(candidate);
       }
     }
     return rule.usedBytes - freed + length > rule.quotaBytes ? Eviction.NO_ROOM : new Eviction(victims, false);
-  }
-
-  private static CachedObject nextResident(Iterator<CachedObject> residents, CachedObject requester, Collection<CachedObject> candidates,
-      Set<CachedObject> taken, Collection<CachedObject> evicting) {
-    while (residents.hasNext()) {
-      CachedObject next = residents.next();
-      if (evictable(next, requester) && !candidates.contains(next) && !taken.contains(next) && !evicting.contains(next)) {
-        return next;
-      }
-    }
-    return null;
-  }
-  private static boolean evictable(CachedObject object, CachedObject requester) {
-    return object != requester && !object.pinned() && object.chargedBytes > 0;
-  }
-
-  /**
-   * What {@link #victims} found: the objects to evict (null when the bytes do not fit), and whether
-   * they do not fit because the eviction policy refused the requester, not for want of space.
-   */
-  record Eviction(List<CachedObject> victims, boolean rejected) {
-    static final Eviction NO_ROOM = new Eviction(null, false);
-    static final Eviction NONE = new Eviction(List.of(), false);
-    static final Eviction REJECTED = new Eviction(null, true);
-
-    boolean fits() {
-      return victims != null;
-    }
   }
 
   /**
@@ -412,6 +323,11 @@ final class SpaceLedger {
   /** Gives back what is fenced for leases whose deadline passed. */
   void expireFences() {
     fencedWrites.expire(nanoClock.getAsLong());
+  }
+
+  /** What evicting {@code object} frees now: its charge but what grantees of the previous run may still be writing. */
+  private long freeableCharge(CachedObject object) {
+    return object.chargedBytes - recoveredWritesCharge(object);
   }
 
   /** The charge of {@code object}'s blocks that grantees of the previous run may still be writing (none once a lease timeout passed). */
