@@ -38,7 +38,8 @@ final class ScanPacking {
     SparkSession session = node.relation().sparkSession();
     Configuration conf = session.sparkContext().hadoopConfiguration();
     Map<String, List<String>> executorHosts = ExecutorHosts.parse(conf.get(ExecutorHosts.KEY));
-    Set<String> nodes = LiveNodes.of(conf);
+    LiveNodes live = new LiveNodes(conf);
+    Set<String> nodes = live.current();
     List<PartitionedFile> pieces = new ArrayList<>();
     CollectionConverters.asJava(scan.filePartitions()).forEach(p -> pieces.addAll(List.of(p.files())));
     // a listing made before a node left still names it: its pieces go to any host at once, not after Spark's locality wait
@@ -61,7 +62,7 @@ final class ScanPacking {
     }
     LOG.debug("{} pieces of {} packed by owner into {} tasks (by size: {})", pieces.size(),
         node.relation().location().rootPaths(), tasks.size(), scan.filePartitions().size());
-    return new OwnerPackedRDD(scan, tasks, executorHosts, () -> LiveNodes.of(conf));
+    return new OwnerPackedRDD(scan, tasks, executorHosts, live::current);
   }
 
   /** The piece's first host, as Spark's scheduler weighs them ("localhost" is none, as for Spark). */
