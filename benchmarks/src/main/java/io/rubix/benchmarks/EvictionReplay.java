@@ -2,6 +2,7 @@ package io.rubix.benchmarks;
 
 import io.rubix.core.config.EvictionPolicy;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.core.metadata.MetadataJournal;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
@@ -99,8 +100,8 @@ public final class EvictionReplay {
   static Result replay(ReplayTrace trace, EvictionPolicy policy, long cacheBytes) throws IOException {
     Path dir = BenchFiles.newScratchDir("rubix-eviction-replay-");
     long start = System.nanoTime();
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK_SIZE, List.of(dir), List.of(cacheBytes), Duration.ofMinutes(10),
-        System::nanoTime, MetadataJournal.NONE, InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK_SIZE, List.of(dir), List.of(cacheBytes))
+        .leaseTimeout(Duration.ofMinutes(10)).evictionPolicy(policy).build())) {
       long read = 0;
       long hits = 0;
       long source = 0;
@@ -128,7 +129,7 @@ public final class EvictionReplay {
         checkCap(service.usage(), trace, policy);
       }
       CacheUsage usage = service.usage();
-      return new Result(read, hits, source, usage.evictions(), service.admissionRejections(), service.evictionWindowShare(),
+      return new Result(read, hits, source, usage.evictions(), service.counters().admissionRejections(), service.counters().evictionWindowShare(),
           (System.nanoTime() - start) / 1e9);
     } finally {
       BenchFiles.deleteRecursively(dir);

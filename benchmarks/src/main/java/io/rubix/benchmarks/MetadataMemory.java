@@ -2,6 +2,7 @@ package io.rubix.benchmarks;
 
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.spi.ObjectVersion;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -75,8 +76,8 @@ public final class MetadataMemory {
   static InProcessMetadataService build(Path dir, int objects, int blocksPerObject) throws IOException {
     Path root = dir.resolve("bookkeeper");
     Files.createDirectories(root);
-    InProcessMetadataService service = new InProcessMetadataService(BLOCK_SIZE, List.of(root), List.of(Long.MAX_VALUE), Duration.ofMinutes(10),
-        System::nanoTime, new FileMetadataJournal(BLOCK_SIZE));
+    InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK_SIZE, List.of(root), List.of(Long.MAX_VALUE))
+        .leaseTimeout(Duration.ofMinutes(10)).journal(new FileMetadataJournal(BLOCK_SIZE)).build());
     for (int o = 0; o < objects; o++) {
       // paths and ETags of realistic length: a table's data files under a warehouse prefix
       ObjectVersion version = new ObjectVersion(String.format(Locale.ROOT, "s3a://warehouse-bucket/warehouse/sales.db/orders/dt=2026-11-%02d/part-%05d-1c9e6f0a.orc",

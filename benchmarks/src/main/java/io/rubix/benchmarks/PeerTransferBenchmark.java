@@ -7,6 +7,7 @@ import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.core.peer.PeerClient;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
@@ -91,7 +92,8 @@ public class PeerTransferBenchmark {
     conf.set("rubix.cache.dirs", cache.toString());
     conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
     conf.set("rubix.cache.jmx.enabled", "false");
-    service = new InProcessMetadataService(BLOCK, List.of(cache), List.of(1L << 30), Duration.ofSeconds(60), System::nanoTime);
+    service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(cache), List.of(1L << 30))
+        .leaseTimeout(Duration.ofSeconds(60)).build());
     engine = CacheEngine.withService(CacheConfig.from(conf), service, "bench", ChannelOpener.DEFAULT);
     TransferTlsConfig ownerTls = TransferTlsConfig.DISABLED;
     TransferTlsConfig readerTls = TransferTlsConfig.DISABLED;

@@ -17,6 +17,7 @@ import io.rubix.core.client.BookKeeperSecret;
 import io.rubix.core.insight.CacheInsightBean;
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceCounters;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.TransferTlsConfig;
 import io.rubix.core.stats.JmxBeans;
@@ -83,7 +84,8 @@ public final class BookKeeper implements AutoCloseable {
     }
     long recoveryStart = System.nanoTime();
     this.service = InProcessMetadataService.forDirectories(config.cache(), roots, new FileMetadataJournal(config.cache().blockSize()));
-    LOG.info("Recovered {} blocks in {} ms", service.recoveredBlocks(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recoveryStart));
+    LOG.info("Recovered {} blocks in {} ms", service.counters().recoveredBlocks(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recoveryStart));
     TServiceInfo info = new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, config.cache().blockSize(), config.nodeId(), startedAt);
     BookKeeperHandler handler = new BookKeeperHandler(service, info, counters, this::stats, engineCounters);
     SecureRandom random = new SecureRandom();
@@ -204,17 +206,18 @@ public final class BookKeeper implements AutoCloseable {
   private Map<String, Long> stats(CacheInsightReport insight) {
     Map<String, Long> values = new LinkedHashMap<>(counters.snapshot());
     CacheUsage usage = service.usage();
+    ServiceCounters serviceCounters = service.counters();
     values.put("rubix_cache_used_bytes", usage.usedBytes());
     values.put("rubix_cache_capacity_bytes", usage.disks().stream().mapToLong(CacheUsage.Disk::capacityBytes).sum());
     values.put("rubix_cache_reserved_bytes", usage.disks().stream().mapToLong(CacheUsage.Disk::reservedBytes).sum());
     values.put("rubix_cache_objects", (long) usage.disks().stream().mapToInt(CacheUsage.Disk::objects).sum());
     values.put("rubix_cache_evictions", usage.evictions());
     values.put("rubix_cache_admission_rejections", usage.admissionRejections());
-    values.put("rubix_cache_expirations", service.expirations());
+    values.put("rubix_cache_expirations", serviceCounters.expirations());
     values.put("rubix_cache_expire_after_idle_seconds", config.cache().expireAfterIdle().toSeconds());
-    values.put("rubix_cache_recovered_blocks", service.recoveredBlocks());
-    values.put("rubix_cache_refused_commit_blocks", service.refusedBlocks());
-    values.put("rubix_rule_excluded_requests", service.ruleExcludedRequests());
+    values.put("rubix_cache_recovered_blocks", serviceCounters.recoveredBlocks());
+    values.put("rubix_cache_refused_commit_blocks", serviceCounters.refusedBlocks());
+    values.put("rubix_rule_excluded_requests", serviceCounters.ruleExcludedRequests());
     values.put("rubix_bookkeeper_started_at_millis", startedAt);
     if (transfer != null) {
       values.put("rubix_transfer_requests", transfer.requests());
@@ -229,7 +232,7 @@ public final class BookKeeper implements AutoCloseable {
       values.putAll(peerFill.counters());
     }
     values.putAll(engineCounters.snapshot());
-    RuleMetrics.putStats(service.ruleUsage(), values);
+    RuleMetrics.putStats(serviceCounters.ruleUsage(), values);
     InsightSamples.counters(insight, values);
     return values;
   }
@@ -242,7 +245,7 @@ public final class BookKeeper implements AutoCloseable {
         samples.add(new MetricsEndpoint.Sample(name, "", value));
       }
     });
-    samples.addAll(RuleMetrics.samples(service.ruleUsage()));
+    samples.addAll(RuleMetrics.samples(service.counters().ruleUsage()));
     samples.addAll(InsightSamples.of(insight));
     for (CacheUsage.Disk disk : service.usage().disks()) {
       String labels = MetricsEndpoint.labels(Map.of("dir", disk.directory()));
@@ -279,7 +282,7 @@ public final class BookKeeper implements AutoCloseable {
 
       @Override
       public long getRecoveredBlocks() {
-        return service.recoveredBlocks();
+        return service.counters().recoveredBlocks();
       }
 
       @Override

@@ -83,7 +83,7 @@ class BookKeeperReadTest {
     }
     // a new daemon on the same directories is warm: recovered from its journal
     try (BookKeeper restarted = BookKeeper.start(BookKeeperConfig.from(BookKeeperTestSupport.daemonConf(cacheDir)))) {
-      assertThat(restarted.service().recoveredBlocks()).isEqualTo(4);
+      assertThat(restarted.service().counters().recoveredBlocks()).isEqualTo(4);
       s3.store().reset();
       assertThat(read(clientConf(restarted.port()), path, size)).isEqualTo(data);
       assertThat(s3.store().gets()).isZero();

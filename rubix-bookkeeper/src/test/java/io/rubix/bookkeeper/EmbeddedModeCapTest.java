@@ -48,7 +48,7 @@ class EmbeddedModeCapTest {
     }
     // the first JVM is gone: the next one takes the directory over and keeps its cache
     try (EmbeddedServices.Handle handle = EmbeddedServices.acquire(config)) {
-      recovered = (int) handle.service().recoveredBlocks();
+      recovered = (int) handle.service().counters().recoveredBlocks();
       EmbeddedFillMain.fill(handle.service(), "after", OBJECTS, BLOCKS);
       usage.sample();
     }

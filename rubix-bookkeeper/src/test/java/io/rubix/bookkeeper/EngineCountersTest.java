@@ -12,6 +12,7 @@ import io.rubix.core.client.BookKeeperSecret;
 import io.rubix.core.client.CounterReporter;
 import io.rubix.core.client.UnknownCallException;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.hadoop.CachingS3AFileSystem;
@@ -136,8 +137,8 @@ class EngineCountersTest {
     Path root = Files.createDirectories(cacheDir.resolve(BookKeeper.ROOT));
     SecureRandom random = new SecureRandom();
     ConnectionAuth auth = new ConnectionAuth(BookKeeperSecret.readOrCreate(root.resolve("secret"), random), random);
-    try (InProcessMetadataService service = new InProcessMetadataService(1 << 20, List.of(root), List.of(1L << 30), Duration.ofSeconds(10),
-        System::nanoTime)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(1 << 20, List.of(root), List.of(1L << 30))
+        .leaseTimeout(Duration.ofSeconds(10)).build())) {
       ServerCounters counters = new ServerCounters();
       BookKeeperHandler handler = new BookKeeperHandler(service, new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, 1 << 20, "old", 0), counters,
           Map::of, new EngineCounters());

@@ -84,11 +84,11 @@ class IdleExpiryDaemonTest {
 
       // sweeps run every second; the object expires once two seconds pass unread
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (bookKeeper.service().expirations() == 0 && System.nanoTime() < deadline) {
+      while (bookKeeper.service().counters().expirations() == 0 && System.nanoTime() < deadline) {
         LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
       }
 
-      assertThat(bookKeeper.service().expirations()).isEqualTo(1);
+      assertThat(bookKeeper.service().counters().expirations()).isEqualTo(1);
       assertThat(bookKeeper.service().topFiles(10)).isEmpty();
       assertThat(bookKeeper.service().usage().usedBytes()).isZero();
     }

@@ -127,7 +127,7 @@ class PathRulesDaemonTest {
         String path = "s3a://lake/warehouse/dim_" + i + "/part-0";
         readBlockByBlock(bookKeeper, conf, path, write(conf, path, 2 * BLOCK + i), disk);
       }
-      RuleUsage dims = bookKeeper.service().ruleUsage().get(0);
+      RuleUsage dims = bookKeeper.service().counters().ruleUsage().get(0);
       assertThat(dims.evictions()).as("dims objects evicted to stay within the quota").isPositive();
       usedBeforeRestart = dims.usedBytes();
       assertThat(usedBeforeRestart).isPositive();
@@ -139,14 +139,14 @@ class PathRulesDaemonTest {
     }
 
     try (BookKeeper bookKeeper = BookKeeper.start(daemonConfig())) {
-      assertThat(bookKeeper.service().ruleUsage().get(0).usedBytes()).as("recovered objects charged to their rule again")
+      assertThat(bookKeeper.service().counters().ruleUsage().get(0).usedBytes()).as("recovered objects charged to their rule again")
           .isEqualTo(usedBeforeRestart);
       Configuration conf = clientConf(bookKeeper.port());
       for (int i = 8; i < 14; i++) {
         String path = "s3a://lake/warehouse/dim_" + i + "/part-0";
         readBlockByBlock(bookKeeper, conf, path, write(conf, path, 2 * BLOCK + i), disk);
       }
-      assertThat(bookKeeper.service().ruleUsage().get(0).usedBytes()).isLessThanOrEqualTo(QUOTA);
+      assertThat(bookKeeper.service().counters().ruleUsage().get(0).usedBytes()).isLessThanOrEqualTo(QUOTA);
 
       s3.store().reset();
       try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://lake/"), conf);
@@ -174,7 +174,7 @@ class PathRulesDaemonTest {
         for (int i = 0; i < piece.length; i++) {
           assertThat(piece[i]).isEqualTo(expected[at + i]);
         }
-        for (RuleUsage rule : bookKeeper.service().ruleUsage()) {
+        for (RuleUsage rule : bookKeeper.service().counters().ruleUsage()) {
           assertThat(rule.usedBytes()).as("rule %s after reading %s at %s", rule.rule(), path, at).isLessThanOrEqualTo(rule.quotaBytes());
         }
         engine.service().awaitInFlight(version, 0, version.blockCount(BLOCK), TimeUnit.SECONDS.toMillis(30));

@@ -6,6 +6,7 @@ import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.ClientConfig;
 import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import java.nio.ByteBuffer;
@@ -71,8 +72,8 @@ class RecoveryBenchmark {
       long start = System.nanoTime();
       try (InProcessMetadataService service = service(root)) {
         long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
-        assertThat(service.recoveredBlocks()).isEqualTo(OBJECTS * BLOCKS_PER_OBJECT);
-        System.out.printf("RECOVERY in-process service, run %d: %d blocks in %d ms%n", run, service.recoveredBlocks(), millis);
+        assertThat(service.counters().recoveredBlocks()).isEqualTo(OBJECTS * BLOCKS_PER_OBJECT);
+        System.out.printf("RECOVERY in-process service, run %d: %d blocks in %d ms%n", run, service.counters().recoveredBlocks(), millis);
       }
     }
 
@@ -94,7 +95,7 @@ class RecoveryBenchmark {
   }
 
   private static InProcessMetadataService service(Path root) {
-    return new InProcessMetadataService(BLOCK_SIZE, List.of(root), List.of(Long.MAX_VALUE), Duration.ofSeconds(60), System::nanoTime,
-        new FileMetadataJournal(BLOCK_SIZE));
+    return new InProcessMetadataService(ServiceOptions.builder(BLOCK_SIZE, List.of(root), List.of(Long.MAX_VALUE))
+        .leaseTimeout(Duration.ofSeconds(60)).journal(new FileMetadataJournal(BLOCK_SIZE)).build());
   }
 }

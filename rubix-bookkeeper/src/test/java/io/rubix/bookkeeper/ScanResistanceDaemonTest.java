@@ -62,7 +62,7 @@ class ScanResistanceDaemonTest {
       assertThat(s3.store().gets()).as("GETs to read the hot files again").isZero();
       assertThat(metric(bookKeeper, "rubix_cache_admission_rejections")).isPositive();
       try (BookKeeperClient client = BookKeeperTestSupport.client(clientConf(bookKeeper.port()), BLOCK)) {
-        assertThat(client.usage().admissionRejections()).isEqualTo(bookKeeper.service().admissionRejections()).isPositive();
+        assertThat(client.usage().admissionRejections()).isEqualTo(bookKeeper.service().counters().admissionRejections()).isPositive();
       }
     }
   }

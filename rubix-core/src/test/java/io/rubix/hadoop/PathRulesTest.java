@@ -100,7 +100,7 @@ class PathRulesTest {
         readBlockByBlock(fs, engine, service, dim, dimData);
       }
 
-      RuleUsage dims = service.ruleUsage().get(0);
+      RuleUsage dims = service.counters().ruleUsage().get(0);
       assertThat(dims.quotaBytes()).isEqualTo(QUOTA);
       assertThat(dims.evictions()).as("dims objects evicted to stay within the quota").isPositive();
       assertThat(dims.usedBytes()).isPositive().isLessThanOrEqualTo(QUOTA);
@@ -120,7 +120,7 @@ class PathRulesTest {
         for (int i = 0; i < piece.length; i++) {
           assertThat(piece[i]).isEqualTo(expected[at + i]);
         }
-        for (RuleUsage rule : service.ruleUsage()) {
+        for (RuleUsage rule : service.counters().ruleUsage()) {
           assertThat(rule.usedBytes()).as("rule %s after reading %s at %s", rule.rule(), path, at).isLessThanOrEqualTo(rule.quotaBytes());
         }
         CacheTestSupport.awaitWrites(engine, CacheTestSupport.version(in));

@@ -12,6 +12,7 @@ import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.BookKeeperSecret;
 import io.rubix.core.client.UnknownCallException;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.spi.thrift.BookKeeperService;
 import io.rubix.spi.thrift.TServiceInfo;
 import io.rubix.spi.wire.ConnectionAuth;
@@ -48,8 +49,8 @@ class OlderDaemonInsightTest {
   @Test
   void aDaemonWithoutTheCallStillServesStatusAndStats() throws Exception {
     byte[] secret = BookKeeperSecret.readOrCreate(cacheDir.resolve("bookkeeper").resolve("secret"), new SecureRandom());
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(cacheDir.resolve("bookkeeper")), List.of(1L << 30),
-        Duration.ofSeconds(60), System::nanoTime)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(cacheDir.resolve("bookkeeper")), List.of(1L << 30))
+        .leaseTimeout(Duration.ofSeconds(60)).build())) {
       BookKeeperHandler handler = new BookKeeperHandler(service, new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, BLOCK, "old-node", 0),
           new ServerCounters(), () -> Map.of("rubix_cache_used_bytes", 0L), new EngineCounters());
       // libthrift's TBaseProcessor takes the map with a raw TBase

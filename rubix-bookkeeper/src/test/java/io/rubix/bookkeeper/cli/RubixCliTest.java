@@ -176,7 +176,7 @@ class RubixCliTest {
     assertThat(bookKeeper.service().topFiles(10).stream().map(file -> file.version().path()).sorted().toList())
         .containsExactly("s3a://bucket/lake/dim_a/part-0.bin", "s3a://bucket/lake/dim_a/sub/part-1.bin", "s3a://bucket/lake/dim_b/part-0.bin");
     assertThat(s3.store().bytesServed()).as("the excluded file is not read").isEqualTo(3L * MIB);
-    assertThat(bookKeeper.service().ruleUsage().get(0).usedBytes()).isEqualTo(3L * (MIB + 4096));
+    assertThat(bookKeeper.service().counters().ruleUsage().get(0).usedBytes()).isEqualTo(3L * (MIB + 4096));
 
     Run status = rubix(daemon("status"));
     assertThat(status.exitCode()).as(status.err()).isZero();

@@ -6,6 +6,7 @@ import io.rubix.bookkeeper.fetch.OwnerFetcher.Outcome;
 import io.rubix.core.CacheEngine;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.read.Source;
 import io.rubix.core.read.StaleVersionException;
@@ -51,7 +52,8 @@ class OwnerFetcherTest {
     conf.set("rubix.cache.fetch.chunk.size", Integer.toString(4 * BLOCK));
     conf.set("rubix.cache.jmx.enabled", "false");
     CacheConfig config = CacheConfig.from(conf);
-    service = new InProcessMetadataService(BLOCK, List.of(tmp), List.of(1L << 30), Duration.ofSeconds(60), System::nanoTime);
+    service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(tmp), List.of(1L << 30))
+        .leaseTimeout(Duration.ofSeconds(60)).build());
     engine = CacheEngine.withService(config, service, "test", ChannelOpener.DEFAULT);
   }
 

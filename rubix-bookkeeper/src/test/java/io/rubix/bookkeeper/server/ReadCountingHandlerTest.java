@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.core.metadata.TestBlocks;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
@@ -27,8 +28,8 @@ class ReadCountingHandlerTest {
 
   @Test
   void reportedReadsCountAndAnOlderClientsStatusAnswersDo() throws Exception {
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(10),
-        System::nanoTime)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(64L * BLOCK))
+        .leaseTimeout(Duration.ofSeconds(10)).build())) {
       BookKeeperHandler handler = new BookKeeperHandler(service, new TServiceInfo(ThriftCodec.PROTOCOL_VERSION, BLOCK, "test", 0),
           new ServerCounters(), Map::of, new EngineCounters());
       ObjectVersion version = new ObjectVersion("s3a://lake/db/t/part-0", 8L * BLOCK, 1, "e");

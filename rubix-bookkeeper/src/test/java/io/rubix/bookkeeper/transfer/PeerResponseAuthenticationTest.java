@@ -8,6 +8,7 @@ import io.rubix.core.cluster.ClusterLocality;
 import io.rubix.core.cluster.setup.ClusterSetup;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.core.peer.PeerClient;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.PeerFetchConfig;
@@ -71,7 +72,8 @@ class PeerResponseAuthenticationTest {
     conf.set("rubix.cache.dirs", tmp.toString());
     conf.set("rubix.cache.block.size", Integer.toString(BLOCK));
     conf.set("rubix.cache.jmx.enabled", "false");
-    service = new InProcessMetadataService(BLOCK, List.of(tmp), List.of(1L << 30), Duration.ofSeconds(60), System::nanoTime);
+    service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(tmp), List.of(1L << 30))
+        .leaseTimeout(Duration.ofSeconds(60)).build());
     engine = CacheEngine.withService(CacheConfig.from(conf), service, "test", ChannelOpener.DEFAULT);
     fake = new ServerSocket(0, 8, InetAddress.getByName("127.0.0.2"));
     locality = locality();

@@ -31,8 +31,8 @@ class CacheAdministrationTest {
 
   @Test
   void topFilesListsTheLargestFirstAndClearDropsEverything() throws Exception {
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 20), Duration.ofSeconds(60),
-        System::nanoTime)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(1L << 20))
+        .leaseTimeout(Duration.ofSeconds(60)).build())) {
       ObjectVersion small = new ObjectVersion("s3a://b/small", BLOCK, 1, "e1");
       ObjectVersion large = new ObjectVersion("s3a://b/large", 10L * BLOCK, 1, "e2");
       ObjectVersion half = new ObjectVersion("s3a://b/half", 6L * BLOCK, 1, "e3");

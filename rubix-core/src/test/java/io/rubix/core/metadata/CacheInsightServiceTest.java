@@ -34,9 +34,9 @@ class CacheInsightServiceTest {
   void countsPerTableAtTheServiceCalls() throws Exception {
     // room for 8 blocks and the objects' overhead: the third object evicts the first
     long capacity = 8L * BLOCK + 3 * DiskCharge.OBJECT_OVERHEAD;
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), Duration.ofSeconds(60),
-        clock::get, MetadataJournal.NONE, 100, EvictionPolicy.LRU, Duration.ZERO, System::currentTimeMillis, CacheRules.NONE,
-        new InsightConfig(3, 50, Duration.ofMinutes(1), 1024))) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(capacity))
+        .leaseTimeout(Duration.ofSeconds(60)).nanoClock(clock::get).maxObjects(100)
+        .insight(new InsightConfig(3, 50, Duration.ofMinutes(1), 1024)).build())) {
       ObjectVersion orders = new ObjectVersion("s3a://lake/db/orders/part-0", 4L * BLOCK - 100, 1, "e1");
       ObjectVersion items = new ObjectVersion("s3a://lake/db/items/dt=1/part-0", 3L * BLOCK, 1, "e2");
       ObjectVersion orders2 = new ObjectVersion("s3a://lake/db/orders/part-1", 3L * BLOCK, 1, "e3");
@@ -71,9 +71,9 @@ class CacheInsightServiceTest {
 
   @Test
   void readsAreCountedWhenReportedOrWhenAStatusCallerDoesNotReport() throws Exception {
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(60),
-        clock::get, MetadataJournal.NONE, 100, EvictionPolicy.LRU, Duration.ZERO, System::currentTimeMillis, CacheRules.NONE,
-        new InsightConfig(3, 50, Duration.ofMinutes(1), 1024))) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(64L * BLOCK))
+        .leaseTimeout(Duration.ofSeconds(60)).nanoClock(clock::get).maxObjects(100)
+        .insight(new InsightConfig(3, 50, Duration.ofMinutes(1), 1024)).build())) {
       ObjectVersion orders = new ObjectVersion("s3a://lake/db/orders/part-0", 8L * BLOCK, 1, "e1");
       BlockRange granted = service.acquire(orders, 0, 8); // 8 misses
       assertThat(TestBlocks.commit(service, granted, BLOCK, 0, 1, 2, 3, 4, 5, 6, 7)).isEqualTo(8);

@@ -33,8 +33,8 @@ class FileMetadataJournalTest {
   Path root;
 
   private InProcessMetadataService service() {
-    return new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 30), Duration.ofSeconds(30), System::nanoTime,
-        new FileMetadataJournal(BLOCK));
+    return new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(1L << 30)).leaseTimeout(Duration.ofSeconds(30))
+        .journal(new FileMetadataJournal(BLOCK)).build());
   }
 
   private static ObjectVersion version(String name) {
@@ -79,7 +79,7 @@ class FileMetadataJournalTest {
       assertThat(status.state(2)).isEqualTo(BlockState.CACHED);
       assertThat(status.state(10)).isEqualTo(BlockState.CACHED);
       assertThat(status.crc32c(10)).isEqualTo(crc(a, 10));
-      assertThat(restarted.recoveredBlocks()).isEqualTo(4);
+      assertThat(restarted.counters().recoveredBlocks()).isEqualTo(4);
       // block 1 was dropped as corrupt but its bytes stay charged until the object is evicted
       assertThat(restarted.usage().usedBytes()).as("4 blocks, a 7-byte tail charged one unit, and the object")
           .isEqualTo(4L * BLOCK + DiskCharge.ALLOCATION_UNIT + DiskCharge.OBJECT_OVERHEAD);
@@ -122,12 +122,12 @@ class FileMetadataJournalTest {
     long cap = 4L * BLOCK + DiskCharge.OBJECT_OVERHEAD;
     ObjectVersion a = version("a");
     ObjectVersion b = version("b");
-    try (InProcessMetadataService crashed = new InProcessMetadataService(BLOCK, List.of(root), List.of(cap), lease, clock::get,
-        new FileMetadataJournal(BLOCK))) {
+    try (InProcessMetadataService crashed = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(cap))
+        .leaseTimeout(lease).nanoClock(clock::get).journal(new FileMetadataJournal(BLOCK)).build())) {
       assertThat(crashed.acquire(a, 0, 3).state(2)).isEqualTo(BlockState.GRANTED);
     }
-    try (InProcessMetadataService restarted = new InProcessMetadataService(BLOCK, List.of(root), List.of(cap), lease, clock::get,
-        new FileMetadataJournal(BLOCK))) {
+    try (InProcessMetadataService restarted = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(cap))
+        .leaseTimeout(lease).nanoClock(clock::get).journal(new FileMetadataJournal(BLOCK)).build())) {
       restarted.invalidate(a);
       assertThat(restarted.acquire(b, 0, 4).state(1)).as("the 3 blocks the old grantee may write are held").isEqualTo(BlockState.DENIED);
       clock.addAndGet(lease.toNanos());
@@ -196,9 +196,9 @@ class FileMetadataJournalTest {
     }
     // the block size changed (as with the default going from 1m to 256k): no entry is read with the wrong layout
     int other = 2 * BLOCK;
-    try (InProcessMetadataService restarted = new InProcessMetadataService(other, List.of(root), List.of(1L << 30), Duration.ofSeconds(30),
-        System::nanoTime, new FileMetadataJournal(other))) {
-      assertThat(restarted.recoveredBlocks()).isZero();
+    try (InProcessMetadataService restarted = new InProcessMetadataService(ServiceOptions.builder(other, List.of(root), List.of(1L << 30))
+        .leaseTimeout(Duration.ofSeconds(30)).journal(new FileMetadataJournal(other)).build())) {
+      assertThat(restarted.counters().recoveredBlocks()).isZero();
       assertThat(restarted.status(a, 0, a.blockCount(other)).state(0)).isEqualTo(BlockState.MISSING);
       assertThat(restarted.usage().usedBytes()).isZero();
     }
@@ -231,7 +231,7 @@ class FileMetadataJournalTest {
     Files.write(orphan, new byte[3 * BLOCK + 1]);
     try (FileChannel heldByAReader = FileChannel.open(orphan, StandardOpenOption.READ)) {
       try (InProcessMetadataService restarted = service()) {
-        assertThat(restarted.recoveryProblems()).isEqualTo(1);
+        assertThat(restarted.counters().recoveryProblems()).isEqualTo(1);
         assertThat(restarted.usage().usedBytes()).isZero();
       }
       assertThat(Files.exists(orphan)).isFalse();
@@ -255,7 +255,7 @@ class FileMetadataJournalTest {
       assertThat(restarted.status(a, 0, 2).allCached(0, 2)).as("the good entry is recovered").isTrue();
       assertThat(restarted.usage().usedBytes()).as("the undeletable orphan counts against the cap")
           .isEqualTo(2L * BLOCK + DiskCharge.OBJECT_OVERHEAD + DiskCharge.ofFile(orphanBytes));
-      assertThat(restarted.recoveryProblems()).isEqualTo(1);
+      assertThat(restarted.counters().recoveryProblems()).isEqualTo(1);
     }
   }
 
@@ -325,8 +325,8 @@ class FileMetadataJournalTest {
       }
     };
 
-    try (InProcessMetadataService restarted = new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 30), Duration.ofSeconds(30),
-        System::nanoTime, new FileMetadataJournal(BLOCK, faulty))) {
+    try (InProcessMetadataService restarted = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(1L << 30))
+        .leaseTimeout(Duration.ofSeconds(30)).journal(new FileMetadataJournal(BLOCK, faulty)).build())) {
       int recovered = 0;
       for (ObjectVersion v : versions) {
         BlockRange status = restarted.status(v, 0, 2);
@@ -336,7 +336,7 @@ class FileMetadataJournalTest {
         recovered += readable ? 1 : 0;
       }
       assertThat(recovered).as("entries in readable directories").isPositive();
-      assertThat(restarted.recoveryProblems()).as("one per unreadable directory").isEqualTo(2);
+      assertThat(restarted.counters().recoveryProblems()).as("one per unreadable directory").isEqualTo(2);
     }
   }
 
@@ -348,10 +348,10 @@ class FileMetadataJournalTest {
         throw new UncheckedIOException(new IOException("disk gone"));
       }
     };
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 30), Duration.ofSeconds(30),
-        System::nanoTime, broken)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(1L << 30))
+        .leaseTimeout(Duration.ofSeconds(30)).journal(broken).build())) {
       assertThat(service.usage().disks().get(0).objects()).isZero();
-      assertThat(service.recoveryProblems()).isEqualTo(1);
+      assertThat(service.counters().recoveryProblems()).isEqualTo(1);
     }
   }
 
@@ -360,8 +360,8 @@ class FileMetadataJournalTest {
     long cap = 8L * BLOCK;
     ObjectVersion a = version("a");
     ObjectVersion b = version("b");
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(cap), Duration.ofSeconds(30),
-        System::nanoTime, new FileMetadataJournal(BLOCK))) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(cap))
+        .leaseTimeout(Duration.ofSeconds(30)).journal(new FileMetadataJournal(BLOCK)).build())) {
       cache(service, a, 0, 3);
       cache(service, b, 0, 3);
     }
@@ -388,8 +388,8 @@ class FileMetadataJournalTest {
         return RecoveryFiles.DEFAULT.size(file);
       }
     };
-    try (InProcessMetadataService restarted = new InProcessMetadataService(BLOCK, List.of(root), List.of(cap), Duration.ofSeconds(30),
-        System::nanoTime, new FileMetadataJournal(BLOCK, undeletable))) {
+    try (InProcessMetadataService restarted = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(cap))
+        .leaseTimeout(Duration.ofSeconds(30)).journal(new FileMetadataJournal(BLOCK, undeletable)).build())) {
       CacheUsage.Disk disk = restarted.usage().disks().get(0);
       assertThat(disk.usedBytes() + disk.reservedBytes()).as("usage after restart: %s", disk).isLessThanOrEqualTo(cap);
       assertThat(disk.usedBytes()).as("the orphan is charged").isEqualTo(DiskCharge.ofFile(3L * BLOCK) + 3L * BLOCK + DiskCharge.OBJECT_OVERHEAD);

@@ -39,8 +39,8 @@ class IdleExpiryTest {
   private final AtomicLong wall = new AtomicLong(start);
 
   private InProcessMetadataService service(long capacity, Duration idle) {
-    return new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), LEASE, nanos::get, new FileMetadataJournal(BLOCK),
-        InProcessMetadataService.DEFAULT_MAX_OBJECTS, EvictionPolicy.LRU, idle, wall::get);
+    return new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(capacity)).leaseTimeout(LEASE)
+        .nanoClock(nanos::get).journal(new FileMetadataJournal(BLOCK)).expireAfterIdle(idle).wallMillis(wall::get).build());
   }
 
   private static ObjectVersion version(String name) {
@@ -80,7 +80,7 @@ class IdleExpiryTest {
       assertThat(unreadFile).doesNotExist();
       assertThat(FileMetadataJournal.metaFile(unreadFile)).doesNotExist();
       assertThat(service.usage().usedBytes()).isLessThan(usedWithBoth);
-      assertThat(service.expirations()).isEqualTo(1);
+      assertThat(service.counters().expirations()).isEqualTo(1);
 
       minutesLater(61);
       assertThat(service.expireIdle()).isEqualTo(1);
@@ -117,7 +117,7 @@ class IdleExpiryTest {
 
     minutesLater(50); // down for 50 minutes: "unread" was last read 100 minutes ago, "read" 50
     try (InProcessMetadataService restarted = service(1 << 20, HOUR)) {
-      assertThat(restarted.expirations()).as("expired at start").isEqualTo(1);
+      assertThat(restarted.counters().expirations()).as("expired at start").isEqualTo(1);
       assertThat(restarted.status(unread, 0, 2).state(0)).isEqualTo(BlockState.MISSING);
       assertThat(restarted.status(read, 0, 2).allCached(0, 2)).isTrue();
     }
@@ -133,7 +133,7 @@ class IdleExpiryTest {
     }
     try (InProcessMetadataService restarted = service(1 << 20, Duration.ZERO)) {
       assertThat(cached(restarted, version)).isTrue();
-      assertThat(restarted.expirations()).isZero();
+      assertThat(restarted.counters().expirations()).isZero();
     }
   }
 

@@ -50,7 +50,8 @@ class InProcessMetadataServiceTest {
   }
 
   private InProcessMetadataService service(long capacity) {
-    return new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), LEASE, clock::get);
+    return new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(capacity)).leaseTimeout(LEASE)
+        .nanoClock(clock::get).build());
   }
 
   private static ObjectVersion version(String name, long length) {
@@ -91,8 +92,8 @@ class InProcessMetadataServiceTest {
     long seed = Long.getLong("rubix.fuzz.seed", System.nanoTime());
     Random random = new Random(seed);
     long capacity = 10L * BLOCK + 123;
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), LEASE, clock::get,
-        MetadataJournal.NONE, InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(capacity))
+        .leaseTimeout(LEASE).nanoClock(clock::get).evictionPolicy(policy).build())) {
       List<ObjectVersion> versions = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         versions.add(version("object-" + i, 1 + random.nextInt(6 * BLOCK)));
@@ -376,8 +377,8 @@ class InProcessMetadataServiceTest {
 
   @Test
   void trackedObjectVersionsAreBoundedByEvictingTheLeastRecentlyUsed() throws Exception {
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(1L << 30), LEASE, clock::get,
-        MetadataJournal.NONE, 3)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(1L << 30))
+        .leaseTimeout(LEASE).nanoClock(clock::get).maxObjects(3).build())) {
       List<ObjectVersion> versions = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         versions.add(version("v" + i, BLOCK));

@@ -63,8 +63,8 @@ class RuleQuotaTest {
   }
 
   private InProcessMetadataService service(CacheRules rules, MetadataJournal journal, EvictionPolicy policy) {
-    return new InProcessMetadataService(BLOCK, List.of(root), List.of(100 * UNIT), LEASE, clock::get, journal,
-        InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy, rules);
+    return new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(100 * UNIT)).leaseTimeout(LEASE)
+        .nanoClock(clock::get).journal(journal).evictionPolicy(policy).rules(rules).build());
   }
 
   @Test
@@ -80,7 +80,7 @@ class RuleQuotaTest {
       assertThat(range.leaseId()).isZero();
       assertThat(service.usage().usedBytes()).isZero();
       assertThat(service.usage().disks().get(0).objects()).isZero();
-      assertThat(service.ruleExcludedRequests()).isEqualTo(1);
+      assertThat(service.counters().ruleExcludedRequests()).isEqualTo(1);
       try (Stream<Path> files = Files.walk(root)) {
         assertThat(files.filter(Files::isRegularFile).toList()).as("files in the cache").isEmpty();
       }
@@ -105,7 +105,7 @@ class RuleQuotaTest {
           assertThat(service.status(dim, 0, 3).allCached(0, 3)).as("%s: dim %s, the newest, is cached", policy, i).isTrue();
         }
 
-        RuleUsage dims = service.ruleUsage().get(0);
+        RuleUsage dims = service.counters().ruleUsage().get(0);
         assertThat(dims.rule()).isEqualTo("dims");
         assertThat(dims.quotaBytes()).isEqualTo(quota);
         assertThat(dims.evictions()).as("%s: evictions to stay within the quota", policy).isPositive();
@@ -121,8 +121,9 @@ class RuleQuotaTest {
   void underTinyLfuAGrantTheDiskRefusesEvictsNothingForTheQuota(@TempDir Path second) throws Exception {
     List<Path> roots = List.of(root, second);
     DataFileLayout layout = new DataFileLayout(roots);
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, roots, List.of(4 * UNIT, 4 * UNIT), LEASE, clock::get,
-        MetadataJournal.NONE, InProcessMetadataService.DEFAULT_MAX_OBJECTS, EvictionPolicy.TINYLFU, dimsTmpFacts(Long.toString(UNIT)))) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, roots, List.of(4 * UNIT, 4 * UNIT))
+        .leaseTimeout(LEASE).nanoClock(clock::get).evictionPolicy(EvictionPolicy.TINYLFU).rules(dimsTmpFacts(Long.toString(UNIT)))
+        .build())) {
       // the rule's quota is full with one dim on the first disk
       ObjectVersion cachedDim = onDisk(layout, 0, "s3a://lake/warehouse/dim_a/part-", 1);
       read(service, cachedDim, 0, 1);
@@ -145,11 +146,11 @@ class RuleQuotaTest {
       ObjectVersion newDim = onDisk(layout, 1, "s3a://lake/warehouse/dim_b/part-", 1);
       read(service, newDim, 0, 1);
 
-      assertThat(service.admissionRejections()).isPositive();
+      assertThat(service.counters().admissionRejections()).isPositive();
       assertThat(service.status(newDim, 0, 1).state(0)).isEqualTo(BlockState.MISSING);
       assertThat(service.status(cachedDim, 0, 1).allCached(0, 1)).as("the dim the refused grant would have evicted").isTrue();
       assertThat(service.usage().evictions()).isEqualTo(evictions);
-      assertThat(service.ruleUsage().get(0).evictions()).isZero();
+      assertThat(service.counters().ruleUsage().get(0).evictions()).isZero();
     }
   }
 
@@ -173,7 +174,7 @@ class RuleQuotaTest {
       assertThat(range.state(0)).isEqualTo(BlockState.GRANTED);
       assertThat(range.state(1)).isEqualTo(BlockState.DENIED);
       assertThat(range.state(2)).isEqualTo(BlockState.DENIED);
-      assertThat(service.ruleUsage().get(0).denials()).isEqualTo(2);
+      assertThat(service.counters().ruleUsage().get(0).denials()).isEqualTo(2);
     }
   }
 
@@ -184,7 +185,7 @@ class RuleQuotaTest {
       BlockRange lease = service.acquire(writing, 0, 3);
       assertThat(lease.state(2)).isEqualTo(BlockState.GRANTED);
       service.invalidate(writing);
-      assertThat(service.ruleUsage().get(0).usedBytes()).as("the three granted blocks, fenced").isEqualTo(3L * BLOCK);
+      assertThat(service.counters().ruleUsage().get(0).usedBytes()).as("the three granted blocks, fenced").isEqualTo(3L * BLOCK);
 
       ObjectVersion next = new ObjectVersion("s3a://lake/warehouse/dim_b/part-0", 3L * BLOCK, 1, "b");
       BlockRange second = service.acquire(next, 0, 3);
@@ -207,19 +208,19 @@ class RuleQuotaTest {
         dims.add(new ObjectVersion("s3a://lake/warehouse/dim_" + i + "/part-0", 1L * BLOCK, 1, "d" + i));
         read(service, dims.get(i), 0, 1);
       }
-      usedBefore = service.ruleUsage().get(0).usedBytes();
+      usedBefore = service.counters().ruleUsage().get(0).usedBytes();
       assertThat(usedBefore).isEqualTo(5 * UNIT);
     }
     try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(quota)), new FileMetadataJournal(BLOCK), EvictionPolicy.LRU)) {
-      assertThat(service.ruleUsage().get(0).usedBytes()).as("recovered objects charged to their rule again").isEqualTo(usedBefore);
+      assertThat(service.counters().ruleUsage().get(0).usedBytes()).as("recovered objects charged to their rule again").isEqualTo(usedBefore);
       for (int i = 5; i < 12; i++) {
         read(service, new ObjectVersion("s3a://lake/warehouse/dim_" + i + "/part-0", 1L * BLOCK, 1, "d" + i), 0, 1);
       }
-      assertThat(service.ruleUsage().get(0).usedBytes()).isEqualTo(quota);
+      assertThat(service.counters().ruleUsage().get(0).usedBytes()).isEqualTo(quota);
       assertThat(service.status(dims.get(0), 0, 1).state(0)).as("the least recently used, recovered, was evicted").isEqualTo(BlockState.MISSING);
     }
     try (InProcessMetadataService service = service(dimsTmpFacts(Long.toString(2 * UNIT)), new FileMetadataJournal(BLOCK), EvictionPolicy.LRU)) {
-      RuleUsage usage = service.ruleUsage().get(0);
+      RuleUsage usage = service.counters().ruleUsage().get(0);
       assertThat(usage.usedBytes()).as("after a restart with a smaller quota").isEqualTo(2 * UNIT);
       assertThat(usage.objects()).isEqualTo(2);
       assertThat(service.usage().usedBytes()).isEqualTo(2 * UNIT);
@@ -242,8 +243,8 @@ class RuleQuotaTest {
           "rubix.cache.rule.tmp.paths", "/tmp/", "rubix.cache.rule.tmp.action", "exclude",
           "rubix.cache.rule.dims.paths", "/dims/", "rubix.cache.rule.dims.quota", Long.toString(5L * BLOCK + 100),
           "rubix.cache.rule.facts.paths", "/facts/", "rubix.cache.rule.facts.quota", "40%");
-      try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(16L * BLOCK), LEASE, clock::get,
-          MetadataJournal.NONE, InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy, rules)) {
+      try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(16L * BLOCK))
+          .leaseTimeout(LEASE).nanoClock(clock::get).evictionPolicy(policy).rules(rules).build())) {
         List<ObjectVersion> versions = new ArrayList<>();
         for (String dir : List.of("tmp", "dims", "facts", "other")) {
           for (int i = 0; i < 4; i++) {
@@ -283,12 +284,12 @@ class RuleQuotaTest {
             service.invalidate(version);
           }
           assertWithinQuotas(service, what);
-          for (RuleUsage rule : service.ruleUsage()) {
+          for (RuleUsage rule : service.counters().ruleUsage()) {
             assertThat(rule.usedBytes()).as("%s: rule %s", what, rule.rule()).isNotNegative();
           }
         }
-        assertThat(service.ruleExcludedRequests()).isPositive();
-        assertThat(service.ruleUsage()).as("seed %s", seed).anySatisfy(rule -> assertThat(rule.evictions()).isPositive());
+        assertThat(service.counters().ruleExcludedRequests()).isPositive();
+        assertThat(service.counters().ruleUsage()).as("seed %s", seed).anySatisfy(rule -> assertThat(rule.evictions()).isPositive());
 
         // every lease and fence over: what each rule is charged is exactly what its cached objects are
         for (BlockRange range : open) {
@@ -297,7 +298,7 @@ class RuleQuotaTest {
         clock.addAndGet(2 * LEASE.toNanos());
         service.status(versions.get(0), 0, 1);
         List<CachedFile> files = service.topFiles(100);
-        for (RuleUsage rule : service.ruleUsage()) {
+        for (RuleUsage rule : service.counters().ruleUsage()) {
           long charged = files.stream().filter(file -> file.version().path().contains("/" + rule.rule() + "/")).mapToLong(CachedFile::chargedBytes).sum();
           assertThat(rule.usedBytes()).as("%s: rule %s charged, seed %s", policy, rule.rule(), seed).isEqualTo(charged);
         }
@@ -311,7 +312,7 @@ class RuleQuotaTest {
   }
 
   private static void assertWithinQuotas(InProcessMetadataService service, String afterWhat) {
-    for (RuleUsage rule : service.ruleUsage()) {
+    for (RuleUsage rule : service.counters().ruleUsage()) {
       assertThat(rule.usedBytes()).as("rule %s charged after %s", rule.rule(), afterWhat).isLessThanOrEqualTo(rule.quotaBytes());
     }
     for (CacheUsage.Disk disk : service.usage().disks()) {

@@ -31,8 +31,8 @@ class ScanResistanceTest {
   private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
   private InProcessMetadataService service(EvictionPolicy policy, long capacity) {
-    return new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), LEASE, clock::get, MetadataJournal.NONE,
-        InProcessMetadataService.DEFAULT_MAX_OBJECTS, policy);
+    return new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(capacity)).leaseTimeout(LEASE)
+        .nanoClock(clock::get).evictionPolicy(policy).build());
   }
 
   @Test
@@ -43,7 +43,7 @@ class ScanResistanceTest {
       for (ObjectVersion version : hot) {
         assertThat(service.status(version, 0, 2).allCached(0, 2)).as("%s after the scan", version.path()).isTrue();
       }
-      assertThat(service.admissionRejections()).isPositive();
+      assertThat(service.counters().admissionRejections()).isPositive();
     }
   }
 
@@ -55,7 +55,7 @@ class ScanResistanceTest {
       for (ObjectVersion version : hot) {
         assertThat(service.status(version, 0, 2).allCached(0, 2)).as("%s after the scan", version.path()).isFalse();
       }
-      assertThat(service.admissionRejections()).isZero();
+      assertThat(service.counters().admissionRejections()).isZero();
     }
   }
 
@@ -72,7 +72,7 @@ class ScanResistanceTest {
       }
       assertThat(service.status(current, 0, 4).allCached(0, 4)).as("newcomer read less often than the resident").isFalse();
       assertThat(service.status(old, 0, 3).allCached(0, 3)).isTrue();
-      long rejected = service.admissionRejections();
+      long rejected = service.counters().admissionRejections();
       assertThat(rejected).isPositive();
 
       // other reads, each of another object, until the counts of the old reads have been halved to nothing
@@ -92,16 +92,17 @@ class ScanResistanceTest {
   @Test
   void aCacheWrittenUnderLruIsKeptWhenRestartedUnderTinyLfuAndMakesRoomForNewReads() throws Exception {
     List<ObjectVersion> old = new ArrayList<>();
-    try (InProcessMetadataService lru = new InProcessMetadataService(BLOCK, List.of(root), List.of(8 * UNIT), LEASE, clock::get,
-        new FileMetadataJournal(BLOCK), InProcessMetadataService.DEFAULT_MAX_OBJECTS, EvictionPolicy.LRU)) {
+    try (InProcessMetadataService lru = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(8 * UNIT))
+        .leaseTimeout(LEASE).nanoClock(clock::get).journal(new FileMetadataJournal(BLOCK)).build())) {
       for (int i = 0; i < 4; i++) {
         old.add(new ObjectVersion("s3a://bucket/old/part-" + i, 3L * BLOCK, 1, "old-" + i));
         read(lru, old.get(i), 0, 3);
       }
     }
-    try (InProcessMetadataService tinyLfu = new InProcessMetadataService(BLOCK, List.of(root), List.of(8 * UNIT), LEASE, clock::get,
-        new FileMetadataJournal(BLOCK), InProcessMetadataService.DEFAULT_MAX_OBJECTS, EvictionPolicy.TINYLFU)) {
-      assertThat(tinyLfu.recoveredBlocks()).isEqualTo(12);
+    try (InProcessMetadataService tinyLfu = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(8 * UNIT))
+        .leaseTimeout(LEASE).nanoClock(clock::get).journal(new FileMetadataJournal(BLOCK)).evictionPolicy(EvictionPolicy.TINYLFU)
+        .build())) {
+      assertThat(tinyLfu.counters().recoveredBlocks()).isEqualTo(12);
       assertThat(tinyLfu.status(old.get(3), 0, 3).allCached(0, 3)).isTrue();
 
       ObjectVersion fresh = new ObjectVersion("s3a://bucket/new/part-0", 3L * BLOCK, 1, "new");
@@ -111,7 +112,7 @@ class ScanResistanceTest {
       assertThat(tinyLfu.status(fresh, 0, 3).allCached(0, 3)).isTrue();
       assertThat(tinyLfu.usage().evictions()).isEqualTo(1);
       assertThat(old.stream().filter(version -> tinyLfu.status(version, 0, 3).allCached(0, 3)).count()).isEqualTo(3);
-      assertThat(tinyLfu.admissionRejections()).isZero();
+      assertThat(tinyLfu.counters().admissionRejections()).isZero();
       assertWithinCap(tinyLfu, "the new read");
     }
   }

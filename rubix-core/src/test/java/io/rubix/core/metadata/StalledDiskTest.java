@@ -56,8 +56,8 @@ class StalledDiskTest {
   @Test
   void aStalledJournalWriteDelaysOnlyItsOwnObject() throws Exception {
     StallingJournal journal = new StallingJournal();
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(30),
-        System::nanoTime, journal)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(64L * BLOCK))
+        .leaseTimeout(Duration.ofSeconds(30)).journal(journal).build())) {
       try {
         stallOneAndUseAnother(service, journal);
       } finally {
@@ -106,8 +106,8 @@ class StalledDiskTest {
   void anObjectDroppedWhileItsFilesAreCreatedLeavesNoFileAndNoFailure() throws Exception {
     StallingJournal journal = new StallingJournal();
     ObjectVersion version = new ObjectVersion("s3a://bucket/raced", 2L * BLOCK, 1, "e");
-    try (InProcessMetadataService service = new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(30),
-        System::nanoTime, journal)) {
+    try (InProcessMetadataService service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(64L * BLOCK))
+        .leaseTimeout(Duration.ofSeconds(30)).journal(journal).build())) {
       Path dataFile = new io.rubix.spi.metadata.DataFileLayout(List.of(root)).dataFile(version, 0, 1);
       journal.stallOn = dataFile.toString();
       try {

@@ -94,7 +94,7 @@ class GrantedRunTest {
     assertThat(state(1)).isEqualTo(BlockState.MISSING);
     assertThat(state(2)).isEqualTo(BlockState.CACHED);
     assertThat(fixture.service.acquire(fixture.version, 1, 2).state(1)).as("the next reader is granted it").isEqualTo(BlockState.GRANTED);
-    assertThat(fixture.service.refusedBlocks()).as("not committed, so not refused").isZero();
+    assertThat(fixture.service.counters().refusedBlocks()).as("not committed, so not refused").isZero();
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.rubix.core.read;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.ChecksumVerification;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.StreamStats;
@@ -51,7 +52,8 @@ final class ReadFixture implements AutoCloseable {
     this.data = new byte[(int) length];
     new Random(length).nextBytes(data);
     this.version = new ObjectVersion("s3a://bucket/key", length, 1000, "etag");
-    this.service = new InProcessMetadataService(BLOCK, List.of(root), List.of(capacity), Duration.ofSeconds(30), System::nanoTime);
+    this.service = new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(capacity))
+        .leaseTimeout(Duration.ofSeconds(30)).build());
     this.files = new CacheFiles(8, opener);
     this.store = new BlockStore(BLOCK, files, ChecksumVerification.ALWAYS, 2);
   }

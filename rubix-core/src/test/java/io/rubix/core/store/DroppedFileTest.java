@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.config.ChecksumVerification;
 import io.rubix.core.metadata.InProcessMetadataService;
+import io.rubix.core.metadata.ServiceOptions;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
@@ -40,7 +41,8 @@ class DroppedFileTest {
   private final ObjectVersion version = new ObjectVersion("s3a://bucket/key", data.length, 1000, "etag");
 
   private InProcessMetadataService service() {
-    return new InProcessMetadataService(BLOCK, List.of(root), List.of(64L * BLOCK), Duration.ofSeconds(30), System::nanoTime);
+    return new InProcessMetadataService(ServiceOptions.builder(BLOCK, List.of(root), List.of(64L * BLOCK))
+        .leaseTimeout(Duration.ofSeconds(30)).build());
   }
 
   private static BlockStore store(CacheFiles files) {
@@ -225,7 +227,7 @@ class DroppedFileTest {
       int realCrc2 = BlockStore.crc32c(ByteBuffer.wrap(block(2)));
       int realCrc3 = BlockStore.crc32c(ByteBuffer.wrap(block(3)));
       assertThat(service.commit(lease.leaseId(), new int[] {2, 3}, new int[] {realCrc2, realCrc3})).isZero();
-      assertThat(service.refusedBlocks()).isEqualTo(2);
+      assertThat(service.counters().refusedBlocks()).isEqualTo(2);
       int zeroCrc = BlockStore.crc32c(ByteBuffer.allocate(BLOCK));
       assertThat(service.commit(lease.leaseId(), new int[] {0, 1}, new int[] {zeroCrc, zeroCrc})).isEqualTo(2);
       BlockRange after = service.status(version, 0, 4);
@@ -234,7 +236,7 @@ class DroppedFileTest {
       assertThat(after.state(2)).isEqualTo(BlockState.MISSING);
       assertThat(after.state(3)).isEqualTo(BlockState.MISSING);
       assertThat(readBlock0(store(files), Path.of(lease.dataFile()), after)).isEqualTo(new byte[BLOCK]);
-      assertThat(service.refusedBlocks()).isEqualTo(2);
+      assertThat(service.counters().refusedBlocks()).isEqualTo(2);
     }
   }
 
@@ -255,7 +257,7 @@ class DroppedFileTest {
       ByteBuffer tail = ByteBuffer.allocate(100);
       store.read(dataFile, sparse, 2, after.crc32c(2), 2L * BLOCK, tail);
       assertThat(tail.array()).isEqualTo(new byte[100]);
-      assertThat(service.refusedBlocks()).isZero();
+      assertThat(service.counters().refusedBlocks()).isZero();
     }
   }
 
@@ -268,7 +270,7 @@ class DroppedFileTest {
       int zeroCrc = BlockStore.crc32c(ByteBuffer.allocate(BLOCK));
       assertThat(service.commit(lease.leaseId(), new int[] {0}, new int[] {zeroCrc})).isZero();
       assertThat(service.status(version, 0, 1).state(0)).isEqualTo(BlockState.MISSING);
-      assertThat(service.refusedBlocks()).isEqualTo(1);
+      assertThat(service.counters().refusedBlocks()).isEqualTo(1);
     }
   }
 
@@ -285,7 +287,7 @@ class DroppedFileTest {
       BlockRange after = service.status(version, 0, 2);
       assertThat(after.state(0)).isEqualTo(BlockState.CACHED);
       assertThat(after.state(1)).isNotEqualTo(BlockState.CACHED);
-      assertThat(service.refusedBlocks()).isEqualTo(1);
+      assertThat(service.counters().refusedBlocks()).isEqualTo(1);
     }
   }
 
