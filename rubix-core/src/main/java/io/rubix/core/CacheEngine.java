@@ -8,7 +8,6 @@ import io.rubix.core.client.CounterReporter;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.insight.CacheInsightBean;
 import io.rubix.core.metadata.EmbeddedServices;
-import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.BlockAdmission;
 import io.rubix.core.read.BlockFiller;
@@ -74,15 +73,13 @@ public final class CacheEngine implements Closeable {
     this.serviceRelease = requireNonNull(serviceRelease, "serviceRelease is null");
     this.peers = peers;
     CacheFiles files = new CacheFiles(config.openFilesMax(), opener);
-    if (service instanceof InProcessMetadataService inProcess) {
-      inProcess.addEvictionListener(files::evicted);
-    }
+    service.addEvictionListener(files::evicted);
     this.store = new BlockStore(config.blockSize(), files, config.checksumVerification(), 2 * config.fetchThreads() + 16);
     this.fetchExecutor = pool("rubix-fetch-" + name, config.fetchThreads());
     this.writeExecutor = pool("rubix-write-" + name, 2);
     this.vectoredExecutor = pool("rubix-vectored-" + name, config.fetchThreads());
     // reports of blocks read: a lock and a few hash operations per block in process, a round trip to a daemon
-    Executor reportExecutor = service instanceof InProcessMetadataService ? Runnable::run : writeExecutor;
+    Executor reportExecutor = service.inProcess() ? Runnable::run : writeExecutor;
     this.reader = new BlockReader(config, service, store, fetchExecutor, writeExecutor, admission, peers, reportExecutor);
     this.filler = reader.filler();
     this.beanName = config.jmxEnabled() ? register(name) : null;

@@ -252,37 +252,69 @@ public final class TransferServer implements Closeable {
     send(connection, received.request(), new AnswerEncoder(received.responseMac(secret)));
   }
 
-  /** Answers {@code request} through {@code encoder} (which MACs every answer when the request was authenticated). */
+  /**
+   * Answers {@code request} through {@code encoder} (which MACs every answer when the request was
+   * authenticated): looks the blocks up, starts fetching what is missing when the request asks for a
+   * fill, streams blocks while each is cached or arriving, and says why when not one could be sent.
+   */
   private void send(Connection connection, Request request, AnswerEncoder encoder) throws IOException {
     WritableByteChannel channel = connection.out();
+    BlockRange status = lookUp(request, channel, encoder);
+    if (status == null) {
+      return;
+    }
     ObjectVersion version = request.version();
     int first = request.firstBlock();
     int end = first + request.blockCount();
+    int fillFrom = first + leadingCached(status, first, end);
+    // the blocks this node fetches for the request can be sent as they arrive from now on
+    OwnerFetcher.Fill fill = fillFrom < end && request.fill() && fetcher != null ? fetcher.start(version, fillFrom, end) : null;
+    String what = "blocks [" + first + ", " + end + ") of " + version.path();
+    AnswerWriter answer = new AnswerWriter(channel, connection.zeroCopy(), encoder, what);
+    Outcome outcome = streamBlocks(request, status, fill, fillFrom, answer);
+    if (answer.started()) {
+      // counted before the end marker goes out: a reader that has the whole answer sees the count
+      bytesServed.addAndGet(answer.blockBytes());
+      answer.end();
+      return;
+    }
+    if (fill != null && outcome == null) {
+      outcome = fetcher.await(fill, fillFrom);
+    }
+    respondWhyNot(channel, encoder, outcome, what);
+  }
+
+  /** The state of the requested blocks, or null once a bad request or a failed lookup is answered. */
+  private BlockRange lookUp(Request request, WritableByteChannel channel, AnswerEncoder encoder) throws IOException {
+    ObjectVersion version = request.version();
     if (request.blockSize() != service.blockSize()) {
       badRequests.incrementAndGet();
       respond(channel, encoder, Status.BAD_REQUEST);
-      return;
+      return null;
     }
-    BlockRange status;
     try {
-      status = service.status(version, first, end);
+      return service.status(version, request.firstBlock(), request.firstBlock() + request.blockCount());
     } catch (IllegalArgumentException e) {
       badRequests.incrementAndGet();
       respond(channel, encoder, Status.BAD_REQUEST);
-      return;
     } catch (IOException | RuntimeException e) {
       LOG.warn("Metadata lookup for a block transfer of {} failed", version.path(), e);
       respond(channel, encoder, Status.ERROR);
-      return;
     }
-    int cached = leadingCached(status, first, end);
-    OwnerFetcher.Fill fill = null;
-    if (cached < end - first && request.fill() && fetcher != null) {
-      // the blocks this node fetches for the request can be sent as they arrive from now on
-      fill = fetcher.start(version, first + cached, end);
-    }
-    String what = "blocks [" + first + ", " + end + ") of " + version.path();
-    AnswerWriter answer = new AnswerWriter(channel, connection.zeroCopy(), encoder, what);
+    return null;
+  }
+
+  /**
+   * Sends the requested blocks in order while each is cached or arriving from {@code fill}; once one is
+   * neither, waits for the fill to end (once) and looks again. The fill's outcome when it was awaited,
+   * else null.
+   */
+  private Outcome streamBlocks(Request request, BlockRange initial, OwnerFetcher.Fill fill, int fillFrom, AnswerWriter answer)
+      throws IOException {
+    ObjectVersion version = request.version();
+    int first = request.firstBlock();
+    int end = first + request.blockCount();
+    BlockRange status = initial;
     FileChannel file = null;
     Outcome outcome = null;
     try {
@@ -315,7 +347,7 @@ public final class TransferServer implements Closeable {
         if (outcome != null) {
           break;
         }
-        outcome = fetcher.await(fill, first + cached);
+        outcome = fetcher.await(fill, fillFrom);
         if (outcome != Outcome.FILLED) {
           break;
         }
@@ -328,19 +360,14 @@ public final class TransferServer implements Closeable {
         closeQuietly(file);
         file = null;
       }
-      if (answer.started()) {
-        // counted before the end marker goes out: a reader that has the whole answer sees the count
-        bytesServed.addAndGet(answer.blockBytes());
-        answer.end();
-        return;
-      }
+      return outcome;
     } finally {
       closeQuietly(file);
     }
-    // not one block: say why
-    if (fill != null && outcome == null) {
-      outcome = fetcher.await(fill, first + cached);
-    }
+  }
+
+  /** Answers a request of which not one block could be sent, saying why by the fill's {@code outcome} (null: no fill). */
+  private void respondWhyNot(WritableByteChannel channel, AnswerEncoder encoder, Outcome outcome, String what) throws IOException {
     if (outcome == Outcome.NOT_ALLOWED) {
       // a store this node's configuration does not name: nothing was opened or connected to
       LOG.debug("Peer asked to fill {}, whose scheme or authority this node does not fetch", what);

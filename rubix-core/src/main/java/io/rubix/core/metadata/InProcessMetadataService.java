@@ -109,7 +109,13 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
     housekeeping.startIdleSweeps();
   }
 
+  @Override
+  public boolean inProcess() {
+    return true;
+  }
+
   /** Tells {@code listener} the data file of each dropped object before it is deleted, so this JVM's open handles to it can be closed. */
+  @Override
   public void addEvictionListener(Consumer<Path> listener) {
     state.files.addEvictionListener(listener);
   }

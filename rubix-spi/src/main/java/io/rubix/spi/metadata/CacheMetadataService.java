@@ -3,6 +3,8 @@ package io.rubix.spi.metadata;
 import io.rubix.spi.ObjectVersion;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.function.Consumer;
 
 /**
  * Which blocks of which object versions are cached on this node, who is fetching what, and how much
@@ -104,4 +106,19 @@ public interface CacheMetadataService extends Closeable {
 
   /** Space used and reserved on each cache disk. */
   CacheUsage usage() throws IOException;
+
+  /**
+   * Whether the service runs in the caller's JVM, so that a call costs no round trip (readers then
+   * report their reads on their own thread). This default, for services elsewhere, says no.
+   */
+  default boolean inProcess() {
+    return false;
+  }
+
+  /**
+   * Tells {@code listener} the data file of each object the service drops, before the file is deleted,
+   * so the caller can close its handles to it. This default, for services that cannot tell (another
+   * process drops its objects unseen), never calls it.
+   */
+  default void addEvictionListener(Consumer<Path> listener) {}
 }
