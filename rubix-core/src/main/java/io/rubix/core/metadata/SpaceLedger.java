@@ -14,10 +14,9 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * What a metadata service charges against each disk's cap, and which objects each disk evicts: the
- * least recently used ({@link EvictionPolicy#LRU}), or under {@link EvictionPolicy#TINYLFU} those that
- * lose a comparison of recent read frequencies (see {@link WindowedVictims}) in a disk segmented as
- * W-TinyLFU's (see {@link DiskSpace}), whose window a {@link HillClimber} sizes.
+ * What a metadata service charges against each disk's cap and each rule's quota. Which objects a
+ * disk evicts is its {@link EvictionOrder}'s choice ({@link LruOrder}, {@link TinyLfuOrder}); the
+ * ledger counts what they free.
  *
  * <p>Space is charged when a block is granted, before any byte is written, and given back only once
  * its bytes are gone: a dropped object's charge is "releasing" until its files are truncated
@@ -33,12 +32,7 @@ final class SpaceLedger {
   private final List<DiskSpace> disks = new ArrayList<>();
   private final FencedWrites fencedWrites = new FencedWrites(this::giveBack);
   private final LongSupplier nanoClock;
-  /** Null under LRU. */
-  private final AccessFrequencies frequencies;
-  /** Null under LRU. */
-  private final WindowedVictims windowed;
-  /** Null under LRU: one for all disks, which hold hash partitions of the same reads. */
-  private final HillClimber climber;
+  private final EvictionOrder order;
 
   SpaceLedger(List<Path> roots, List<Long> capacities, LongSupplier nanoClock) {
     this(roots, capacities, nanoClock, EvictionPolicy.LRU);
@@ -49,18 +43,13 @@ final class SpaceLedger {
     if (roots.size() != capacities.size()) {
       throw new IllegalArgumentException("one capacity per root: " + roots + " vs " + capacities);
     }
-    boolean tinyLfu = requireNonNull(policy, "policy is null") == EvictionPolicy.TINYLFU;
-    this.climber = tinyLfu ? new HillClimber() : null;
+    this.order = EvictionOrder.of(requireNonNull(policy, "policy is null"));
     for (int i = 0; i < roots.size(); i++) {
       DiskSpace disk = new DiskSpace(roots.get(i), capacities.get(i));
-      if (tinyLfu) {
-        disk.resize(climber.window());
-      }
+      order.sized(disk);
       disks.add(disk);
     }
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
-    this.frequencies = tinyLfu ? new AccessFrequencies() : null;
-    this.windowed = tinyLfu ? new WindowedVictims(frequencies) : null;
   }
 
   DiskSpace disk(int index) {
@@ -101,9 +90,7 @@ final class SpaceLedger {
       object.rule.lru.put(object.version, object);
       object.rule.usedBytes += object.chargedBytes;
     }
-    if (frequencies != null) {
-      frequencies.objectsCached(objectCount());
-    }
+    order.objectsCached(objectCount());
   }
 
   /** Charges for good a file of {@code bytes} recovery could neither recover nor delete. */
@@ -119,7 +106,7 @@ final class SpaceLedger {
    * {@link #victims} must know (and may send it on to probation when the window has no room for it).
    */
   void creating(CachedObject object) {
-    object.segment = frequencies != null ? Segment.WINDOW : Segment.PROBATION;
+    object.segment = order.firstSegment();
   }
 
   /** Charges a new object its overhead (room was {@linkplain #victims made} first) and puts it last in LRU order of its segment. */
@@ -131,15 +118,13 @@ final class SpaceLedger {
       object.rule.lru.put(object.version, object);
       object.rule.usedBytes += DiskCharge.OBJECT_OVERHEAD;
     }
-    if (frequencies != null) {
-      frequencies.objectsCached(objectCount() + 1);
-    }
+    order.objectsCached(objectCount() + 1);
     disk.add(object, object.segment);
   }
 
   /** {@code object} was read from {@code block}: last in LRU order; under TinyLFU, to protected if it is in probation and holds that block. */
   void touch(CachedObject object, int block) {
-    diskOf(object).touch(object, object.published.get(block), frequencies != null);
+    diskOf(object).touch(object, object.published.get(block), order.segmented());
     if (object.rule != null) {
       object.rule.lru.get(object.version);
     }
@@ -147,33 +132,25 @@ final class SpaceLedger {
 
   /**
    * A reader reads {@code bytes}, {@code hitBytes} of them from the cache: under TinyLFU a sample for
-   * the {@link HillClimber}, which at the end of each sample may resize every disk's window.
+   * the {@link EvictionOrder}, which at the end of each sample may resize every disk's window.
    */
   void read(long hitBytes, long bytes) {
-    // a sample of ten reads per cached object, as Caffeine's is ten per entry the cache holds
-    if (climber != null && climber.record(hitBytes, bytes, 10L * Math.max(objectCount(), HillClimber.MIN_SAMPLE_OBJECTS))) {
-      for (DiskSpace disk : disks) {
-        disk.resize(climber.window());
-        disk.demoteProtectedOverflow();
-      }
-    }
+    order.read(hitBytes, bytes, objectCount(), disks);
   }
 
   /** Whether the policy adapts to the hit ratio {@linkplain #read reads} get (TinyLFU). */
   boolean adaptive() {
-    return climber != null;
+    return order.adaptive();
   }
 
   /** Under TinyLFU, the share of each disk's cap its window now holds; 0 under LRU. */
   double windowShare() {
-    return climber == null ? 0 : climber.window();
+    return order.windowShare();
   }
 
   /** A read of {@code version} starting at {@code block} (its cached {@code object}, or null): counted under TinyLFU. */
   void accessed(ObjectVersion version, int block, CachedObject object) {
-    if (frequencies != null) {
-      frequencies.record(version, block, object);
-    }
+    order.accessed(version, block, object);
   }
 
   /** Charges {@code block} of {@code object} (room was {@linkplain #victims made} first). */
@@ -227,19 +204,7 @@ final class SpaceLedger {
         freed += freeableCharge(victim);
       }
     }
-    if (frequencies != null) {
-      return windowed.victims(disk, requester, length, freed, evicting, this::freeableCharge);
-    }
-    List<CachedObject> victims = new ArrayList<>();
-    Iterator<CachedObject> candidates = disk.objects();
-    while (disk.usedBytes - freed + length > disk.capacityBytes && candidates.hasNext()) {
-      CachedObject candidate = candidates.next();
-      if (Eviction.evictable(candidate, requester) && !evicting.contains(candidate)) {
-        victims.add(candidate);
-        freed += freeableCharge(candidate);
-      }
-    }
-    return disk.usedBytes - freed + length > disk.capacityBytes ? Eviction.NO_ROOM : new Eviction(victims, false);
+    return order.victims(disk, requester, length, freed, evicting, this::freeableCharge);
   }
 
   /**

@@ -1,0 +1,59 @@
+package io.rubix.core.metadata;
+
+import io.rubix.core.config.EvictionPolicy;
+import io.rubix.spi.ObjectVersion;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.ToLongFunction;
+
+/**
+ * The eviction policy of a {@link SpaceLedger}: in which segment a new object starts, what a read
+ * teaches the policy, and which objects a disk evicts to make room. {@link LruOrder} evicts the least
+ * recently used; {@link TinyLfuOrder} is W-TinyLFU (segmented disks, read frequencies, a window sized
+ * by a hill climber). The ledger counts the space; the order only chooses. Called under the metadata
+ * service's lock, as the ledger is.
+ */
+interface EvictionOrder {
+  /** The order {@code policy} ({@code rubix.cache.eviction.policy}) names. */
+  static EvictionOrder of(EvictionPolicy policy) {
+    return switch (policy) {
+      case LRU -> new LruOrder();
+      case TINYLFU -> new TinyLfuOrder();
+    };
+  }
+
+  /** Sizes a new disk's segments. */
+  void sized(DiskSpace disk);
+
+  /** The segment a new object starts in. */
+  Segment firstSegment();
+
+  /** Whether a read moves an object between segments ({@link DiskSpace#touch}). */
+  boolean segmented();
+
+  /** The ledger now holds {@code objects} objects on all disks. */
+  void objectsCached(int objects);
+
+  /** A read of {@code version} starting at {@code block} (its cached {@code object}, or null). */
+  void accessed(ObjectVersion version, int block, CachedObject object);
+
+  /**
+   * A reader read {@code bytes}, {@code hitBytes} of them from the cache, while {@code objects} objects
+   * are cached; the policy may resize the segments of {@code disks}.
+   */
+  void read(long hitBytes, long bytes, int objects, List<DiskSpace> disks);
+
+  /** Whether the policy adapts to the hit ratio reads get (then {@link #read} must be told of them). */
+  boolean adaptive();
+
+  /** The share of each disk's cap its window holds now; 0 without a window. */
+  double windowShare();
+
+  /**
+   * The objects to evict from {@code disk} so that {@code length} more bytes fit, never
+   * {@code requester} (null for a new object) nor one of {@code evicting} (already chosen), counting
+   * {@code freedBefore} bytes as free already and {@code freeable} of each victim.
+   */
+  Eviction victims(DiskSpace disk, CachedObject requester, long length, long freedBefore, Collection<CachedObject> evicting,
+      ToLongFunction<CachedObject> freeable);
+}
