@@ -3,7 +3,6 @@ package io.rubix.benchmarks;
 import io.rubix.core.config.EvictionPolicy;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.metadata.ServiceOptions;
-import io.rubix.core.metadata.MetadataJournal;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheUsage;

@@ -1,8 +1,8 @@
 package io.rubix.benchmarks;
 
-import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.metadata.ServiceOptions;
+import io.rubix.core.metadata.journal.FileMetadataJournal;
 import io.rubix.spi.ObjectVersion;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.client.ClientConfig;
-import io.rubix.core.metadata.FileMetadataJournal;
 import io.rubix.core.metadata.InProcessMetadataService;
 import io.rubix.core.metadata.ServiceOptions;
+import io.rubix.core.metadata.journal.FileMetadataJournal;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import java.nio.ByteBuffer;

@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.ConflictingCacheException;
+import io.rubix.core.metadata.journal.FileMetadataJournal;
 import io.rubix.spi.config.BookKeeperKeys;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.config.ConfigKey;

@@ -1,5 +1,6 @@
 package io.rubix.core.metadata;
 
+import io.rubix.core.metadata.journal.MetadataJournal;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;

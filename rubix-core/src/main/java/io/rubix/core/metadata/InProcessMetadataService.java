@@ -1,6 +1,7 @@
 package io.rubix.core.metadata;
 
 import io.rubix.core.config.CacheConfig;
+import io.rubix.core.metadata.journal.MetadataJournal;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;

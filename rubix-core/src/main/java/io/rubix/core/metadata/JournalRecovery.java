@@ -1,5 +1,6 @@
 package io.rubix.core.metadata;
 
+import io.rubix.core.metadata.journal.MetadataJournal;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;

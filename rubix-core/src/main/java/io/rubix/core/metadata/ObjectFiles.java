@@ -2,6 +2,7 @@ package io.rubix.core.metadata;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.metadata.journal.MetadataJournal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

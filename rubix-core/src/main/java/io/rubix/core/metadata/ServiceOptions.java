@@ -6,6 +6,7 @@ import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.EvictionPolicy;
 import io.rubix.core.config.InsightConfig;
+import io.rubix.core.metadata.journal.MetadataJournal;
 import io.rubix.spi.config.CacheKeys;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,6 +2,9 @@ package io.rubix.core.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rubix.core.metadata.journal.FileMetadataJournal;
+import io.rubix.core.metadata.journal.MetadataJournal;
+import io.rubix.core.metadata.journal.RecoveryFiles;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;

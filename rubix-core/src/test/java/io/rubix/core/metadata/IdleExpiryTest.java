@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.EvictionPolicy;
 import io.rubix.core.config.InvalidConfigException;
+import io.rubix.core.metadata.journal.FileMetadataJournal;
+import io.rubix.core.metadata.journal.MetadataJournal;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.metadata.BlockRange;

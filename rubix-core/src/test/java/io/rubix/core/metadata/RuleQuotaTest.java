@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.CacheRules;
 import io.rubix.core.config.EvictionPolicy;
+import io.rubix.core.metadata.journal.FileMetadataJournal;
+import io.rubix.core.metadata.journal.MetadataJournal;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;

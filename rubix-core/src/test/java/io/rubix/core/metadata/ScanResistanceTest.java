@@ -3,6 +3,7 @@ package io.rubix.core.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.config.EvictionPolicy;
+import io.rubix.core.metadata.journal.FileMetadataJournal;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheUsage;

@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.journal;
 
 import io.rubix.spi.metadata.DataFileLayout;
 import java.io.IOException;
@@ -15,7 +15,7 @@ import java.nio.file.StandardOpenOption;
  * a real disk shows (an unreadable directory, a file that cannot be deleted) even when they run as
  * root, where permissions stop nothing.
  */
-interface RecoveryFiles {
+public interface RecoveryFiles {
   /** Entries of {@code dir}; iterating may throw {@link java.nio.file.DirectoryIteratorException}. */
   DirectoryStream<Path> list(Path dir) throws IOException;
 

@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.journal;
 
 import io.rubix.spi.ObjectVersion;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.journal;
 
 import static java.util.Objects.requireNonNull;
 
@@ -46,12 +46,14 @@ public final class FileMetadataJournal implements MetadataJournal {
     this(blockSize, RecoveryFiles.DEFAULT);
   }
 
-  FileMetadataJournal(int blockSize, RecoveryFiles files) {
+  /** A journal whose recovery lists, deletes and sizes files through {@code files} (tests inject faults with it). */
+  public FileMetadataJournal(int blockSize, RecoveryFiles files) {
     this.blockSize = blockSize;
     this.files = requireNonNull(files, "files is null");
   }
 
-  static Path metaFile(Path dataFile) {
+  /** The journal file beside {@code dataFile}. */
+  public static Path metaFile(Path dataFile) {
     String name = dataFile.getFileName().toString();
     return dataFile.resolveSibling(name.substring(0, name.length() - DataFileLayout.DATA_SUFFIX.length()) + META_SUFFIX);
   }
