@@ -37,7 +37,7 @@ enum BenchmarkConfiguration {
       + " before every query", Kind.ALLUXIO, alluxioSettings()),
   ALLUXIO_WARM("alluxio-warm", "S3A (classic stream, random reads) through Alluxio 2.9.6 LocalCacheFileSystem, 1 MiB pages, warmed by one"
       + " untimed run", Kind.ALLUXIO, alluxioSettings()),
-  LOCAL_FILE("local-file", "the same ORC files copied to local disk and read through file:// with Hadoop's raw local file system, which"
+  LOCAL_FILE("local-file", "the same files copied to local disk and read through file:// with Hadoop's raw local file system, which"
       + " reads no checksum files (page cache warm after one untimed run): the physical limit", Kind.LOCAL, Map.of(
       "fs.s3a.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem",
       "fs.s3a.input.stream.type", "classic",

@@ -11,6 +11,7 @@ import java.util.Locale;
  * Command-line options of {@link TpcdsBenchmark}.
  *
  * @param scale TPC-DS scale factor (1 = 1 GB of raw data; 0.01 is the smallest useful)
+ * @param format the file format the tables are written and read in
  * @param latencyMs latency the embedded S3 server adds before the first byte of every GET and before every HEAD and LIST answer
  * @param bandwidth bytes per second per connection of the embedded S3 server (0: unlimited)
  * @param configurations the configurations to run (each in its own JVM, in an order shuffled with {@code seed})
@@ -25,7 +26,7 @@ import java.util.Locale;
  * @param resultsDir where the tables and charts go
  * @param cacheDir the RubiX cache directory
  */
-record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<BenchmarkConfiguration> configurations, List<String> queries,
+record BenchmarkOptions(double scale, TableFormat format, long latencyMs, long bandwidth, List<BenchmarkConfiguration> configurations, List<String> queries,
     int iterations, Long seed, String endpoint, String accessKey, String secretKey, String bucket, Path dataDir, Path resultsDir, Path cacheDir) {
 
   /** A fixed subset of TPC-DS: scans, joins of the store, catalog and web channels, no customer_demographics (1.9M rows at any scale). */
@@ -34,6 +35,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
   static final List<String> SMOKE_QUERIES = List.of("q3", "q55");
 
   BenchmarkOptions {
+    requireNonNull(format, "format is null");
     requireNonNull(configurations, "configurations is null");
     requireNonNull(queries, "queries is null");
     requireNonNull(bucket, "bucket is null");
@@ -54,6 +56,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
   static final String USAGE = """
       TpcdsBenchmark [options]
         --scale F             TPC-DS scale factor (default 0.1; --smoke: 0.01)
+        --format orc|parquet  file format of the tables: the same data, generated once per format and scale (default orc)
         --latency-ms N        latency of the embedded S3 server before the first byte of a GET and before a HEAD or LIST answer (default 30)
         --bandwidth B         bandwidth per connection of the embedded S3 server, e.g. 100m (default 100m = 100 MB/s; 0 = unlimited)
         --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, rubix-warm-ttl, alluxio-cold, alluxio-warm, local-file,
@@ -73,6 +76,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
   static BenchmarkOptions parse(String... args) {
     boolean smoke = Arrays.asList(args).contains("--smoke");
     double scale = smoke ? 0.01 : 0.1;
+    TableFormat format = TableFormat.ORC;
     long latencyMs = 30;
     long bandwidth = 100_000_000L;
     List<BenchmarkConfiguration> configurations = Arrays.stream(BenchmarkConfiguration.values()).filter(BenchmarkConfiguration::inDefaultRun).toList();
@@ -104,6 +108,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
       String value = args[++i];
       switch (arg) {
         case "--scale" -> scale = Double.parseDouble(value);
+        case "--format" -> format = TableFormat.named(value);
         case "--latency-ms" -> latencyMs = Long.parseLong(value);
         case "--bandwidth" -> bandwidth = parseBytes(value);
         case "--configs" -> configurations = Arrays.stream(value.split(",")).map(String::trim).map(BenchmarkConfiguration::named).toList();
@@ -126,7 +131,7 @@ record BenchmarkOptions(double scale, long latencyMs, long bandwidth, List<Bench
     if (configurations.stream().distinct().count() != configurations.size()) {
       throw new IllegalArgumentException("--configs names a configuration twice: " + configurations);
     }
-    return new BenchmarkOptions(scale, latencyMs, bandwidth, configurations, queries, iterations, seed, endpoint, accessKey, secretKey, bucket,
+    return new BenchmarkOptions(scale, format, latencyMs, bandwidth, configurations, queries, iterations, seed, endpoint, accessKey, secretKey, bucket,
         dataDir.toAbsolutePath(), resultsDir.toAbsolutePath(), cacheDir.toAbsolutePath());
   }
 

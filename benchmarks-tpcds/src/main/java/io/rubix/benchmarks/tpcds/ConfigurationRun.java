@@ -69,7 +69,7 @@ public final class ConfigurationRun {
     emptyDirectory(cacheDir);
     spark = session();
     try {
-      spec.tables().forEach((table, location) -> spark.read().orc(location).createOrReplaceTempView(table));
+      spec.tables().forEach((table, location) -> spark.read().format(spec.format().key()).load(location).createOrReplaceTempView(table));
       newFileSystems();
       String first = spec.queries().get(0);
       long start = System.nanoTime();

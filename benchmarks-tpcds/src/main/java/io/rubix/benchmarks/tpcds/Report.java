@@ -174,7 +174,7 @@ final class Report {
           spreads.add(r.millis());
         }
       }
-      chart(charts.resolve(row.getKey() + ".png"), "TPC-DS " + row.getKey() + " (" + options.scaleKey() + ", ORC)", labels, spreads);
+      chart(charts.resolve(row.getKey() + ".png"), "TPC-DS " + row.getKey() + " (" + options.scaleKey() + ", " + options.format().title() + ")", labels, spreads);
     }
     List<String> labels = new ArrayList<>();
     List<Spread> totals = new ArrayList<>();

@@ -13,13 +13,15 @@ import java.util.Map;
  * @param queries TPC-DS query names, run in this order in every pass
  * @param iterations timed passes over the queries
  * @param bucketRoot {@code s3a://bucket/}
- * @param tables table name to the location of its ORC files (in the bucket, or on local disk for local-file)
+ * @param format the file format of the tables
+ * @param tables table name to the location of its files (in the bucket, or on local disk for local-file)
  * @param s3a Hadoop settings that reach the store
  * @param control the S3 server's control endpoint (counters), or null for an external store
  * @param cacheDir the configuration's own cache directory, emptied when the run starts
  * @param output where the run writes its {@link RunResult}
  */
-record RunSpec(BenchmarkConfiguration configuration, List<String> queries, int iterations, String bucketRoot, Map<String, String> tables,
+record RunSpec(BenchmarkConfiguration configuration, List<String> queries, int iterations, String bucketRoot, TableFormat format,
+    Map<String, String> tables,
     Map<String, String> s3a, String control, String cacheDir, String output) {
   RunSpec {
     requireNonNull(configuration, "configuration is null");
@@ -27,6 +29,7 @@ record RunSpec(BenchmarkConfiguration configuration, List<String> queries, int i
     tables = Map.copyOf(tables);
     s3a = Map.copyOf(s3a);
     requireNonNull(bucketRoot, "bucketRoot is null");
+    requireNonNull(format, "format is null");
     requireNonNull(cacheDir, "cacheDir is null");
     requireNonNull(output, "output is null");
     if (queries.isEmpty() || iterations < 1) {

@@ -29,7 +29,7 @@ import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * TPC-DS on Spark 4 (local mode) over ORC tables in S3: direct S3A input streams against S3A through
+ * TPC-DS on Spark 4 (local mode) over ORC or Parquet tables in S3: direct S3A input streams against S3A through
  * RubiX and through Alluxio with an empty and with a warm cache, and against the same files on local
  * disk. Data is generated once per scale and reused. By default the store is an S3 server on loopback
  * (its own JVM) that adds a latency before the first byte of every GET and before every HEAD and LIST
@@ -42,8 +42,6 @@ import org.apache.spark.sql.SparkSession;
  * one).
  */
 public final class TpcdsBenchmark {
-  private static final String FORMAT = "orc";
-
   private final BenchmarkOptions options;
   private final PrintStream out;
 
@@ -83,14 +81,14 @@ public final class TpcdsBenchmark {
     long seed = options.seed() != null ? options.seed() : ThreadLocalRandom.current().nextLong();
     List<BenchmarkConfiguration> order = new ArrayList<>(options.configurations());
     Collections.shuffle(order, new Random(seed));
-    out.printf(Locale.ROOT, "TPC-DS %s, scale %s, %d queries %s, %d iteration(s), tables %s%n", FORMAT.toUpperCase(Locale.ROOT),
+    out.printf(Locale.ROOT, "TPC-DS %s, scale %s, %d queries %s, %d iteration(s), tables %s%n", options.format().title(),
         options.scale(), queries.size(), queries, options.iterations(), tables);
     out.println("Store: " + store);
     options.configurations().forEach(c -> out.println("  " + c.label() + ": " + c.description()));
     out.printf(Locale.ROOT, "Each configuration in its own JVM, in this order (--seed %d): %s%n", seed,
         String.join(", ", order.stream().map(BenchmarkConfiguration::label).toList()));
 
-    Path dir = options.resultsDir().resolve(options.scaleKey() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    Path dir = options.resultsDir().resolve(options.scaleKey() + "-" + options.format().key() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Files.createDirectories(dir);
     S3ServerProcess server = options.endpoint() == null ? startServer() : null;
     try {
@@ -118,7 +116,7 @@ public final class TpcdsBenchmark {
         Map<String, String> locations = new LinkedHashMap<>();
         tables.forEach(table -> locations.put(table, configuration.local() ? localPath(table) : path(table)));
         Path cache = options.cacheDir().resolve(configuration.label());
-        RunSpec spec = new RunSpec(configuration, queries, options.iterations(), root(), locations, s3a,
+        RunSpec spec = new RunSpec(configuration, queries, options.iterations(), root(), options.format(), locations, s3a,
             server == null ? null : server.control().uri().toString(), cache.toString(), dir.resolve(configuration.label() + ".json").toString());
         long start = System.nanoTime();
         RunResult run = ChildJvm.run(spec, dir.resolve(configuration.label() + ".log"), out);
@@ -133,7 +131,7 @@ public final class TpcdsBenchmark {
           .orElse(options.configurations().get(0));
       BenchmarkConfiguration baseline = options.configurations().contains(BenchmarkConfiguration.S3A_ANALYTICS)
           ? BenchmarkConfiguration.S3A_ANALYTICS : reference;
-      String header = "# TPC-DS " + FORMAT.toUpperCase(Locale.ROOT) + " on Spark " + sparkVersion + ", scale " + options.scale() + "\n\n"
+      String header = "# TPC-DS " + options.format().title() + " on Spark " + sparkVersion + ", scale " + options.scale() + "\n\n"
           + "Store: " + store + ".\n"
           + "Milliseconds: median (min–max) of " + options.iterations() + " iteration(s); a total is one pass over all queries. Speed-ups"
           + " compare medians with " + baseline.label() + ".\n"
@@ -224,8 +222,8 @@ public final class TpcdsBenchmark {
     try {
       for (String table : missing) {
         long start = System.nanoTime();
-        TpcdsTables.generate(spark, table, options.scale()).write().mode(SaveMode.Overwrite).orc(path(table));
-        out.printf(Locale.ROOT, "generated %s at scale %s in %d ms%n", table, options.scale(), (System.nanoTime() - start) / 1_000_000);
+        TpcdsTables.generate(spark, table, options.scale()).write().mode(SaveMode.Overwrite).format(options.format().key()).save(path(table));
+        out.printf(Locale.ROOT, "generated %s (%s) at scale %s in %d ms%n", table, options.format().title(), options.scale(), (System.nanoTime() - start) / 1_000_000);
       }
     } finally {
       spark.stop();
@@ -272,7 +270,7 @@ public final class TpcdsBenchmark {
   /** Where {@link #copyToLocalDisk} puts {@code table}: beside the S3 server's data directory, never inside a cache directory. */
   private String localPath(String table) {
     Path dir = options.dataDir().toAbsolutePath().resolveSibling(options.dataDir().getFileName() + "-local");
-    return dir.resolve(options.scaleKey()).resolve(FORMAT).resolve(table).toUri().toString();
+    return dir.resolve(options.scaleKey()).resolve(options.format().key()).resolve(table).toUri().toString();
   }
 
   private String root() {
@@ -280,7 +278,7 @@ public final class TpcdsBenchmark {
   }
 
   private String path(String table) {
-    return root() + "tpcds/" + options.scaleKey() + "/" + FORMAT + "/" + table;
+    return root() + "tpcds/" + options.scaleKey() + "/" + options.format().key() + "/" + table;
   }
 
   private Map<String, String> externalSettings() {

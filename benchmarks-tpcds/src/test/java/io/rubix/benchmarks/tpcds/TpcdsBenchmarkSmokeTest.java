@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The benchmark at its smallest, through the same path as a real run (a JVM per configuration): scale
- * 0.01, one query, two iterations, three configurations; CI runs it in verify.
+ * 0.01, one query, two iterations, three configurations over ORC, then two over the same data as
+ * Parquet; CI runs it in verify.
  */
 class TpcdsBenchmarkSmokeTest {
   @TempDir
@@ -84,11 +85,39 @@ class TpcdsBenchmarkSmokeTest {
     assertThat(dir.resolve("charts/q3.png")).isNotEmptyFile();
     assertThat(dir.resolve("charts/total.png")).isNotEmptyFile();
     assertThat(dir.resolve("rubix-warm.log")).exists();
+
+    // the same data as Parquet, beside the ORC tables: the same answer, and warm RubiX still reads nothing from S3
+    String orcAnswer = q3.get(BenchmarkConfiguration.RUBIX_WARM).iterations().get(0).answer();
+    BenchmarkOptions parquetOptions = BenchmarkOptions.parse("--scale", "0.01", "--format", "parquet", "--queries", "q3", "--iterations", "1",
+        "--configs", "rubix-warm,local-file", "--latency-ms", "5", "--bandwidth", "0",
+        "--data-dir", temp.resolve("data").toString(), "--results", temp.resolve("results").toString(),
+        "--cache-dir", temp.resolve("cache").toString());
+    bytes.reset();
+    TpcdsBenchmark.Outcome parquet;
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      parquet = new TpcdsBenchmark(parquetOptions, out).run();
+    }
+    String parquetOutput = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(parquetOutput).contains("generated store_sales (Parquet) at scale 0.01", "TPC-DS Parquet, scale 0.01");
+    assertThat(parquetOutput).doesNotContain("(ORC) at scale");
+    Map<BenchmarkConfiguration, QueryResult> parquetQ3 = byConfiguration(parquet.results());
+    assertThat(parquetQ3.values().stream().flatMap(r -> r.iterations().stream()).map(Iteration::answer)).containsOnly(orcAnswer);
+    assertThat(parquetQ3.get(BenchmarkConfiguration.RUBIX_WARM).iterations()).allSatisfy(i -> assertThat(i.gets()).isZero());
+    assertThat(parquet.resultsDir().getFileName().toString()).startsWith("sf0_01-parquet-");
+    assertThat(parquet.resultsDir().resolve("results.md")).content().startsWith("# TPC-DS Parquet on Spark");
+    for (String format : List.of("orc", "parquet")) {
+      assertThat(temp.resolve("data-local/sf0_01/" + format + "/store_sales")).isDirectory();
+      assertThat(temp.resolve("data/rubix-tpcds/tpcds/sf0_01/" + format + "/store_sales")).exists();
+    }
+    try (var files = Files.list(temp.resolve("data-local/sf0_01/parquet/store_sales"))) {
+      assertThat(files.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".") && !n.startsWith("_")))
+          .isNotEmpty().allSatisfy(n -> assertThat(n).endsWith(".parquet"));
+    }
   }
 
   @Test
   void aConfigurationJvmThatFailsFailsTheRunWithItsStderr() throws IOException {
-    RunSpec spec = new RunSpec(BenchmarkConfiguration.S3A_CLASSIC, List.of("q999"), 1, "s3a://nowhere/", Map.of(), Map.of(), null,
+    RunSpec spec = new RunSpec(BenchmarkConfiguration.S3A_CLASSIC, List.of("q999"), 1, "s3a://nowhere/", TableFormat.ORC, Map.of(), Map.of(), null,
         temp.resolve("cache").toString(), temp.resolve("out.json").toString());
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
@@ -110,6 +139,9 @@ class TpcdsBenchmarkSmokeTest {
         .doesNotContain(BenchmarkConfiguration.LOCAL_FILE_CHECKSUMMED).contains(BenchmarkConfiguration.LOCAL_FILE);
     assertThat(options.seed()).isNull();
     assertThat(options.scaleKey()).isEqualTo("sf0_1");
+    assertThat(options.format()).isEqualTo(TableFormat.ORC);
+    assertThat(BenchmarkOptions.parse("--format", "parquet").format()).isEqualTo(TableFormat.PARQUET);
+    assertThatThrownBy(() -> BenchmarkOptions.parse("--format", "avro")).hasMessageContaining("unknown --format avro");
     assertThat(BenchmarkOptions.parse("--seed", "42", "--scale", "1").seed()).isEqualTo(42L);
     assertThat(BenchmarkOptions.parse("--scale", "1").scaleKey()).isEqualTo("sf1");
     assertThat(BenchmarkOptions.parseBytes("1.5g")).isEqualTo(1_500_000_000L);
