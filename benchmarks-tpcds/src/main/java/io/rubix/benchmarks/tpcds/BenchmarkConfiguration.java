@@ -33,6 +33,15 @@ enum BenchmarkConfiguration {
       "fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem",
       "rubix.cache.enabled", "true",
       "rubix.cache.freshness", "ttl")),
+  // Spark names every file it writes after its write job (part-<task>-<job UUID>-c<n>), so such a name is never written twice:
+  // immutable is exactly as fresh as strict for them, and files named otherwise stay strict
+  RUBIX_WARM_RULES("rubix-warm-rules", "as rubix-warm (strict) with a rule making Spark-written data files (part-*) immutable: no HEAD"
+      + " per open for them, every other path strict", Kind.RUBIX, Map.of(
+      "fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem",
+      "rubix.cache.enabled", "true",
+      "rubix.cache.rules", "spark_parts",
+      "rubix.cache.rule.spark_parts.paths", "/**/part-*",
+      "rubix.cache.rule.spark_parts.freshness", "immutable")),
   ALLUXIO_COLD("alluxio-cold", "S3A (classic stream, random reads) through Alluxio 2.9.6 LocalCacheFileSystem, 1 MiB pages, cache emptied"
       + " before every query", Kind.ALLUXIO, alluxioSettings()),
   ALLUXIO_WARM("alluxio-warm", "S3A (classic stream, random reads) through Alluxio 2.9.6 LocalCacheFileSystem, 1 MiB pages, warmed by one"
@@ -64,7 +73,7 @@ enum BenchmarkConfiguration {
 
   /** Whether the timed runs follow one untimed run of every query that fills the cache (or the page cache). */
   boolean warmedUp() {
-    return this == RUBIX_WARM || this == RUBIX_WARM_TTL || this == ALLUXIO_WARM || kind == Kind.LOCAL;
+    return this == RUBIX_WARM || this == RUBIX_WARM_TTL || this == RUBIX_WARM_RULES || this == ALLUXIO_WARM || kind == Kind.LOCAL;
   }
 
   /** Whether a run without --configs measures it. */

@@ -59,7 +59,7 @@ record BenchmarkOptions(double scale, TableFormat format, long latencyMs, long b
         --format orc|parquet  file format of the tables: the same data, generated once per format and scale (default orc)
         --latency-ms N        latency of the embedded S3 server before the first byte of a GET and before a HEAD or LIST answer (default 30)
         --bandwidth B         bandwidth per connection of the embedded S3 server, e.g. 100m (default 100m = 100 MB/s; 0 = unlimited)
-        --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, rubix-warm-ttl, alluxio-cold, alluxio-warm, local-file,
+        --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, rubix-warm-ttl, rubix-warm-rules, alluxio-cold, alluxio-warm, local-file,
                               local-file-checksummed (not in the default run)
                               (default: all of them but local-file-checksummed); each runs in its own JVM, in a shuffled order
         --seed N              seed of that shuffle (default: a random one, printed)
@@ -89,7 +89,8 @@ record BenchmarkOptions(double scale, TableFormat format, long latencyMs, long b
     String bucket = "rubix-tpcds";
     Path base = Path.of("benchmarks-tpcds");
     if (!base.toFile().isDirectory()) {
-      base = Path.of(".");
+      // run from the module's own directory: an absolute path, since the S3 server refuses a data directory named through "."
+      base = Path.of("").toAbsolutePath();
     }
     Path dataDir = base.resolve("data");
     Path resultsDir = base.resolve("results");
