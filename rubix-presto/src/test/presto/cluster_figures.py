@@ -102,7 +102,7 @@ def figures(name, before_file, after_file, splits_file, s3):
     # a split run off its owner takes its blocks from a peer, or from S3 (rubix_non_owner_source_bytes)
     own = total["hit"] + total["source"] - total["nonOwner"]
     fields = {
-        f"{name}Gets": s3.get("gets"), f"{name}S3Bytes": s3.get("bytes"),
+        f"{name}Gets": s3.get("gets"), f"{name}Heads": s3.get("heads"), f"{name}S3Bytes": s3.get("bytes"),
         f"{name}ReadBytes": int(read), f"{name}OwnShare": share(own, read),
         f"{name}HitShare": share(total["hit"], read), f"{name}PeerShare": share(total["peer"], read),
         f"{name}S3Share": share(total["source"] + total["fill"], read + total["fill"]),

@@ -9,8 +9,10 @@
 # HARD_AFFINITY), which RubiX answers with the split's owner. TPC-H sf1 lineitem (48 files) and orders (16),
 # two queries per pass, each answer compared with the tpch connector's: direct (stock PrestoS3FileSystem),
 # cold, warm, warm without affinity (NO_PREFERENCE, for comparison), then kill -9 of the last worker (its
-# BookKeeper with it) and a pass on the survivors, and one more. Figures per pass from each BookKeeper's
-# /metrics and the coordinator's query info; the last line is key=value pairs.
+# BookKeeper with it) and a pass on the survivors, and one more. Figures per pass (cluster_figures.py): what
+# each worker's caching file systems read from its cache, peers and S3 (their JMX beans), its BookKeeper's
+# /metrics, scan splits per worker from the coordinator's query info, the S3 server's counters; the last line
+# is key=value pairs, a Markdown table before it. Docs and measured figures: docs/presto.md.
 #
 #   ./mvnw -B -q package -pl rubix-presto -am -DskipTests      # the jar, and rubix-core's test jar
 #   ./mvnw -B -q dependency:get -Dartifact=com.facebook.presto:presto-server:0.287:tar.gz -Dtransitive=false
@@ -23,54 +25,22 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../../.." && pwd)
 WORKERS=${1:-3}
 WORK=${2:-$(mktemp -d /tmp/rubix-presto-cluster.XXXXXX)}
-M2=${M2:-$HOME/.m2/repository}
-artifact() { if [ -f "$M2/$1" ]; then echo "$M2/$1"; else echo "$HOME/.m2/repository/$1"; fi; }
-PRESTO_VERSION=0.287
-TARBALL=$(artifact com/facebook/presto/presto-server/$PRESTO_VERSION/presto-server-$PRESTO_VERSION.tar.gz)
-ASM_VERSION=9.8
-S3PROXY=$(artifact org/gaul/s3proxy/4.1.0/s3proxy-4.1.0-jar-with-dependencies.jar)
-JAR=$(ls "$ROOT"/rubix-presto/target/rubix-presto-*.jar | grep -v original | head -1)
-TESTS=$(ls "$ROOT"/rubix-core/target/rubix-core-*-tests.jar | head -1)
-JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 FIGURES="python3 $HERE/cluster_figures.py"
-echo "work dir $WORK; $("$JAVA" -version 2>&1 | head -1); $WORKERS workers"
 mkdir -p "$WORK"
 cd "$WORK"
+# shellcheck source=presto-common.sh
+. "$HERE/presto-common.sh"
+echo "work dir $WORK; $("$JAVA" -version 2>&1 | head -1); $WORKERS workers"
 RUN_STARTED=$(date +%s)
 
 # a port free on ADDRESS (0.0.0.0: on every address, for the ports every node uses)
 free_port() { python3 -c 'import socket, sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1]); s.close()' "$1"; }
-elapsed() { echo $(( $(date +%s%N) / 1000000 - $1 )); }
 
-PRESTO=$WORK/presto-server-$PRESTO_VERSION
-if [ ! -d "$PRESTO" ]; then
-  started=$(date +%s%N); started=$((started / 1000000))
-  tar xzf "$TARBALL" --wildcards "presto-server-$PRESTO_VERSION/bin/*" "presto-server-$PRESTO_VERSION/lib/*" \
-    "presto-server-$PRESTO_VERSION/plugin/hive-hadoop2/*" "presto-server-$PRESTO_VERSION/plugin/tpch/*" \
-    "presto-server-$PRESTO_VERSION/plugin/jmx/*"
-  for old in $(find "$PRESTO/lib" "$PRESTO/plugin" -name 'asm*-9.0.jar'); do
-    name=$(basename "$old" -9.0.jar)
-    new=$(artifact "org/ow2/asm/$name/$ASM_VERSION/$name-$ASM_VERSION.jar")
-    [ -f "$new" ] || { echo "missing $new: ./mvnw dependency:get -Dartifact=org.ow2.asm:asm-util:$ASM_VERSION" >&2; exit 1; }
-    rm "$old"
-    cp "$new" "$(dirname "$old")/"
-  done
-  echo "unpacked in $(elapsed "$started") ms"
-fi
-cp "$JAR" "$PRESTO/plugin/hive-hadoop2/"
-
-rm -rf "$WORK"/cache-* "$WORK"/data-* "$WORK/metastore" "$WORK/s3" "$WORK"/etc-* "$WORK"/*.log
+unpack_presto
+rm -rf "$WORK"/cache-* "$WORK"/data-* "$WORK/metastore" "$WORK"/etc-* "$WORK"/*.log
 mkdir -p "$WORK/metastore"
 
-rm -f s3in; mkfifo s3in
-"$JAVA" -cp "$S3PROXY:$TESTS" io.rubix.testing.S3ServerMain --dir "$WORK/s3" --bucket warehouse < s3in > s3server.out 2> s3server.log &
-S3PID=$!
-exec 3> s3in
-for _ in $(seq 1 300); do grep -q '^S3SERVER' s3server.out 2>/dev/null && break; sleep 0.2; done
-ENDPOINT=$(sed -n 's/^S3SERVER endpoint=\([^ ]*\) control=\(.*\)$/\1/p' s3server.out)
-CONTROL=$(sed -n 's/^S3SERVER endpoint=\([^ ]*\) control=\(.*\)$/\2/p' s3server.out)
-[ -n "$ENDPOINT" ] || { echo "the S3 server did not start; see $WORK/s3server.log" >&2; exit 1; }
-echo "S3 server $ENDPOINT (control $CONTROL)"
+start_s3_server
 
 # nodes: the coordinator on 127.0.0.1, worker i on 127.0.0.(i+1)
 COORDINATOR=127.0.0.1
@@ -79,6 +49,7 @@ declare -A ADDRESS=([coordinator]=$COORDINATOR) HTTP=() METRICS=()
 for i in $(seq 1 "$WORKERS"); do NODES+=("worker$i"); ADDRESS[worker$i]=127.0.0.$((i + 1)); done
 for node in "${NODES[@]}"; do HTTP[$node]=$(free_port "${ADDRESS[$node]}"); METRICS[$node]=$(free_port "${ADDRESS[$node]}"); done
 CPORT=${HTTP[coordinator]}
+COORDINATOR_URL=http://$COORDINATOR:$CPORT
 # the same on every node: readers connect to this port of the owner's address
 TRANSFER_PORT=$(free_port 0.0.0.0)
 BOOKKEEPER_PORT=$(free_port 0.0.0.0)
@@ -94,11 +65,7 @@ node.data-dir=$WORK/data-$node
 node.bind-ip=$address
 node.internal-address=$address
 P
-  printf '%s\n' -server "-Xmx$heap" -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Djdk.attach.allowAttachSelf=true > "$etc/jvm.config"
-  for package in java.lang java.lang.reflect java.lang.invoke java.io java.net java.nio java.util java.util.concurrent \
-      java.util.concurrent.atomic sun.nio.ch jdk.internal.misc jdk.internal.ref; do
-    echo "--add-opens=java.base/$package=ALL-UNNAMED" >> "$etc/jvm.config"
-  done
+  jvm_config "$etc/jvm.config" "$heap"
   if [ "$node" = coordinator ]; then
     printf '%s\n' coordinator=true node-scheduler.include-coordinator=false discovery-server.enabled=true > "$etc/config.properties"
   else
@@ -111,8 +78,7 @@ query.max-memory=2GB
 query.max-memory-per-node=768MB
 query.max-total-memory-per-node=1GB
 P
-  echo "connector.name=tpch" > "$etc/catalog/tpch.properties"
-  echo "connector.name=jmx" > "$etc/catalog/jmx.properties"
+  common_catalogs "$etc"
   # through RubiX; a split runs only on the hosts its block locations name: its RubiX owner
   cat > "$etc/catalog/hive.properties" <<P
 connector.name=hive-hadoop2
@@ -121,16 +87,6 @@ hive.metastore.catalog.dir=file://$WORK/metastore
 hive.s3-file-system-type=HADOOP_DEFAULT
 hive.config.resources=$etc/core-site.xml
 hive.node-selection-strategy=HARD_AFFINITY
-P
-  cat > "$etc/catalog/hive_direct.properties" <<P
-connector.name=hive-hadoop2
-hive.metastore=file
-hive.metastore.catalog.dir=file://$WORK/metastore
-hive.s3.endpoint=$ENDPOINT
-hive.s3.aws-access-key=rubix-access
-hive.s3.aws-secret-key=rubix-secret
-hive.s3.path-style-access=true
-hive.s3.ssl.enabled=false
 P
   local bookkeeper=""
   if [ "$node" != coordinator ]; then
@@ -160,11 +116,7 @@ P
   <property><name>rubix.network.bookkeeper.server.port</name><value>$BOOKKEEPER_PORT</value></property>
   <property><name>rubix.network.transfer.server.port</name><value>$TRANSFER_PORT</value></property>
   <property><name>rubix.network.transfer.secret</name><value>$SECRET</value></property>$bookkeeper
-  <property><name>presto.s3.endpoint</name><value>$ENDPOINT</value></property>
-  <property><name>presto.s3.access-key</name><value>rubix-access</value></property>
-  <property><name>presto.s3.secret-key</name><value>rubix-secret</value></property>
-  <property><name>presto.s3.path-style-access</name><value>true</value></property>
-  <property><name>presto.s3.ssl.enabled</name><value>false</value></property>
+$(presto_s3_properties)
 </configuration>
 P
 }
@@ -183,34 +135,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# one statement through the REST protocol: its rows on stdout, its id and time (ms) in $WORK/query-id and $WORK/time
-sql() {
-  python3 - "$COORDINATOR:$CPORT" "$1" "$WORK/query-id" "${SESSION:-}" "$WORK/time" <<'PY'
-import json, sys, time, urllib.request
-address, statement, id_file, session, time_file = sys.argv[1:6]
-headers = {"X-Presto-User": "rubix"}
-if session:
-    headers["X-Presto-Session"] = session
-start = time.time()
-resp = json.load(urllib.request.urlopen(urllib.request.Request(f"http://{address}/v1/statement", data=statement.encode(), headers=headers), timeout=60))
-open(id_file, "w").write(resp["id"])
-rows = []
-while True:
-    rows += resp.get("data", [])
-    if "error" in resp:
-        info = resp["error"].get("failureInfo", {})
-        sys.exit("query failed: " + resp["error"].get("message", "") + "\n" + "\n".join(info.get("stack", [])[:15]))
-    if "nextUri" not in resp:
-        break
-    if time.time() - start > 600:
-        urllib.request.urlopen(urllib.request.Request(resp["nextUri"], headers=headers, method="DELETE"), timeout=60)
-        sys.exit(f"query {resp['id']} still running after 600 s: cancelled")
-    resp = json.load(urllib.request.urlopen(urllib.request.Request(resp["nextUri"], headers=headers), timeout=60))
-for row in rows:
-    print("\t".join(str(v) for v in row))
-open(time_file, "w").write(f"{(time.time() - start) * 1000:.0f}")
-PY
-}
 live_workers() { local n=0; for node in "${!PIDS[@]}"; do [ "$node" = coordinator ] || n=$((n + 1)); done; echo "$n"; }
 # polls, with a deadline, until the coordinator answers and schedules on exactly the live workers
 await_cluster() {
@@ -220,19 +144,12 @@ await_cluster() {
       kill -0 "${PIDS[$node]}" 2>/dev/null || { echo "$node exited; see $WORK/$node.log" >&2; exit 1; }
     done
     # the coordinator's count, not a query: a distributed one hangs on a worker killed but not yet dropped
-    if [ "$(curl -s -H 'X-Presto-User: rubix' "http://$COORDINATOR:$CPORT/v1/cluster" \
+    if [ "$(curl -s -H 'X-Presto-User: rubix' "$COORDINATOR_URL/v1/cluster" \
         | python3 -c 'import json, sys; print(json.load(sys.stdin)["activeWorkers"])' 2>/dev/null)" = "$want" ] \
       && [ "$(sql "SELECT count(*) FROM tpch.tiny.region" 2>/dev/null)" = 5 ]; then return 0; fi
     sleep 0.5
   done
   echo "the cluster did not come up with $want workers; see $WORK/*.log" >&2; exit 1
-}
-counters() { curl -s "$CONTROL/counters" | tr '\n' ' '; }
-reset() { curl -s -X POST "$CONTROL/reset" > /dev/null; }
-put() {
-  local sha; sha=$(sha256sum "$1" | cut -d' ' -f1)
-  curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user "rubix-access:rubix-secret" -H "x-amz-content-sha256: $sha" \
-    -T "$1" "$ENDPOINT/warehouse/$2" > /dev/null
 }
 worker_metrics() { for node in "${!PIDS[@]}"; do [ "$node" = coordinator ] || echo "${ADDRESS[$node]}:${HTTP[$node]}:${METRICS[$node]}"; done; }
 
@@ -240,42 +157,16 @@ started=$(date +%s%N); started=$((started / 1000000))
 for node in "${NODES[@]}"; do start_node "$node"; done
 await_cluster
 echo "coordinator and $WORKERS workers up in $(elapsed "$started") ms"
-echo "coordinator /v1/node: $(curl -s -H 'X-Presto-User: rubix' "http://$COORDINATOR:$CPORT/v1/node")"
+echo "coordinator /v1/node: $(curl -s -H 'X-Presto-User: rubix' "$COORDINATOR_URL/v1/node")"
 
 # TPC-H sf1 as ORC, written by PrestoDB into managed tables on local disk, copied to S3 and declared there as
 # external tables (the file metastore creates none on S3). Bucketed only to get many files of a few MB
 # (one split each, under S3Proxy's 32 MB PUT limit) spread over the owners; the S3 tables are not bucketed.
-sql "CREATE SCHEMA IF NOT EXISTS hive.local" > /dev/null
-sql "CREATE SCHEMA IF NOT EXISTS hive.s3" > /dev/null
-sql "CREATE SCHEMA IF NOT EXISTS hive.s3direct" > /dev/null
-declare -A BUCKETS=([lineitem]="partkey 48" [orders]="custkey 16")
-for table in lineitem orders; do
-  read -r column count <<< "${BUCKETS[$table]}"
-  sql "CREATE TABLE IF NOT EXISTS hive.local.$table WITH (format = 'ORC', bucketed_by = ARRAY['$column'], bucket_count = $count) AS SELECT * FROM tpch.sf1.$table" > /dev/null
-  for file in "$WORK/metastore/local/$table"/*; do
-    case $(basename "$file") in .*) continue ;; esac
-    put "$file" "tpch/$table/$(basename "$file")"
-  done
-  for schema in s3:s3a s3direct:s3; do
-    dir=$WORK/metastore/${schema%%:*}/$table
-    mkdir -p "$dir"
-    python3 - "$WORK/metastore/local/$table/.prestoSchema" "$dir/.prestoSchema" "${schema#*:}://warehouse/tpch/$table" <<'PY'
-import json, sys
-table = json.load(open(sys.argv[1]))
-table.update(tableType="EXTERNAL_TABLE", externalLocation=sys.argv[3], parameters={}, columnStatistics={})
-table.pop("bucketProperty", None)
-json.dump(table, open(sys.argv[2], "w"), indent=2)
-PY
-    cp -r "$WORK/metastore/local/$table/.prestoPermissions" "$dir/"
-  done
-done
-TABLE_BYTES=$(du -sb "$WORK/s3/warehouse/tpch" | cut -f1)
+tpch_table_on_s3 lineitem partkey 48
+tpch_table_on_s3 orders custkey 16
+TABLE_BYTES=$(s3_table_bytes)
 echo "ORC on S3: $TABLE_BYTES bytes in $(find "$WORK/s3/warehouse/tpch" -type f | wc -l) objects"
 
-Q1="SELECT count(*), sum(CAST(quantity AS decimal(12,2))), sum(CAST(extendedprice AS decimal(12,2))), max(comment) FROM %s.lineitem"
-Q2="SELECT o.orderpriority, count(*), sum(CAST(l.extendedprice * (1 - l.discount) AS decimal(18,4))) FROM %s.lineitem l JOIN %s.orders o ON l.orderkey = o.orderkey WHERE o.orderdate >= DATE '1995-01-01' AND o.orderdate < DATE '1995-04-01' AND l.receiptdate > l.commitdate GROUP BY o.orderpriority ORDER BY o.orderpriority"
-# shellcheck disable=SC2059
-query() { if [ "$1" = 1 ]; then printf "$Q1" "$2"; else printf "$Q2" "$2" "$2"; fi; }
 EXPECTED1=$(sql "$(query 1 tpch.sf1)")
 EXPECTED2=$(sql "$(query 2 tpch.sf1)")
 
@@ -297,7 +188,7 @@ scan() {
   local s3 infos=(); s3=$(counters)
   for id in "${ids[@]}"; do
     infos+=("$WORK/query-$name-$id.json")
-    curl -s -H 'X-Presto-User: rubix' "http://$COORDINATOR:$CPORT/v1/query/$id" > "${infos[-1]}"
+    curl -s -H 'X-Presto-User: rubix' "$COORDINATOR_URL/v1/query/$id" > "${infos[-1]}"
   done
   $FIGURES splits "${infos[@]}" > "$WORK/splits-$name.json"
   $FIGURES scrape "$WORK/after-$name.json" $(worker_metrics)
@@ -365,16 +256,19 @@ grep -h 'BookKeeper inside\|io.rubix.*WARN\|WARN.*io.rubix' "$WORK"/worker*.log 
 
 LOST_S3=$(grep -o 'lostS3Bytes=[0-9]*' "$LINES" | cut -d= -f2 || echo 0)
 RUN_SECONDS=$(( $(date +%s) - RUN_STARTED ))
-echo "| pass | Q1 + Q2 ms | GETs | bytes from S3 | from the node's own cache | from peers | from S3 | splits per worker | cached per worker | max/mean |"
-echo "|---|---:|---:|---:|---:|---:|---:|---|---|---:|"
+echo "| pass | Q1 + Q2 ms | GETs | HEADs | bytes from S3 | from the node's own cache | from peers | from S3 | splits per worker | cached per worker | max/mean |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"
 python3 - "$LINES" <<'PY'
 import sys
 for line in open(sys.argv[1]):
     kv = dict(f.split("=", 1) for f in line.split())
     name = next(iter(kv))[:-2]
     g = lambda k: kv.get(name + k, "")
-    print(f"| {name} | {g('Ms')} | {g('Gets')} | {int(g('S3Bytes')):,} | {g('HitShare')} | {g('PeerShare')} | {g('S3Share')} | {g('Splits')} | {g('Cached')} | {g('CachedMaxOverMean')} |")
+    print(f"| {name} | {g('Ms')} | {g('Gets')} | {g('Heads')} | {int(g('S3Bytes')):,} | {g('HitShare')} | {g('PeerShare')} | {g('S3Share')} | {g('Splits')} | {g('Cached')} | {g('CachedMaxOverMean')} |")
 PY
-echo "presto-cluster: workers=$WORKERS tableBytes=$TABLE_BYTES lostNode=${ADDRESS[$LOST]} lostCachedBytes=$LOST_CACHED" \
-  "lostRefetchRatio=$(python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.3f}' if int(sys.argv[2]) else 'nan')" "$LOST_S3" "$LOST_CACHED")" \
-  "runSeconds=$RUN_SECONDS $(tr '\n' ' ' < "$LINES")"
+LOST_FIGURES=""
+if [ "$WORKERS" -gt 1 ]; then
+  LOST_FIGURES="lostNode=${ADDRESS[$LOST]} lostCachedBytes=$LOST_CACHED lostRefetchRatio=$(python3 -c \
+    "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.3f}')" "$LOST_S3" "$LOST_CACHED") "
+fi
+echo "presto-cluster: workers=$WORKERS tableBytes=$TABLE_BYTES ${LOST_FIGURES}runSeconds=$RUN_SECONDS $(tr '\n' ' ' < "$LINES")"
