@@ -78,6 +78,8 @@ query.max-memory=2GB
 query.max-memory-per-node=768MB
 query.max-total-memory-per-node=1GB
 P
+  # a query whose worker died fails after these (default 5m and 7m of retries) instead of hanging
+  [ "${KILL_DURING_QUERY:-0}" = 1 ] && printf '%s\n' query.remote-task.max-error-duration=10s exchange.max-error-duration=10s >> "$etc/config.properties"
   common_catalogs "$etc"
   # through RubiX; a split runs only on the hosts its block locations name: its RubiX owner
   cat > "$etc/catalog/hive.properties" <<P
@@ -230,14 +232,41 @@ await_views | tee "$WORK/membership.txt"
 scan warm hive.s3
 SESSION="hive.node_selection_strategy=NO_PREFERENCE" scan noAffinity hive.s3
 
-# kill -9 of the last worker, its BookKeeper with it (same JVM), between passes; not with one worker
-LOST=worker$WORKERS LOST_CACHED=0
+# kill -9 of the last worker, its BookKeeper with it (same JVM), between passes, or with KILL_DURING_QUERY=1
+# while Q1 runs (PrestoDB 0.287 retries no task: that query fails, and is run again in the next pass); not
+# with one worker
+LOST=worker$WORKERS LOST_CACHED=0 DURING_FIGURES=""
 if [ "$WORKERS" -gt 1 ]; then
   LOST_CACHED=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))[sys.argv[2]]["rubix_cache_used_bytes"]))' \
     "$WORK/after-noAffinity.json" "${ADDRESS[$LOST]}")
+  if [ "${KILL_DURING_QUERY:-0}" = 1 ]; then
+    reset
+    rm -f "$WORK/query-id"
+    ( sql "$(query 1 hive.s3)" > "$WORK/during.out" 2> "$WORK/during.err" && echo 0 > "$WORK/during.rc" || echo 1 > "$WORK/during.rc" ) &
+    DURING=$!
+    # until the query has finished a split: the worker dies with the scan under way
+    for _ in $(seq 1 600); do
+      [ -s "$WORK/query-id" ] && curl -s -H 'X-Presto-User: rubix' "$COORDINATOR_URL/v1/query/$(cat "$WORK/query-id")" \
+        | python3 -c 'import json, sys; s = json.load(sys.stdin)["queryStats"]; sys.exit(0 if s["completedDrivers"] > 0 else 1)' 2>/dev/null && break
+      sleep 0.1
+    done
+  fi
   kill -9 "${PIDS[$LOST]}"
   wait "${PIDS[$LOST]}" 2>/dev/null || true
   unset "PIDS[$LOST]"
+  if [ "${KILL_DURING_QUERY:-0}" = 1 ]; then
+    wait "$DURING" || true
+    DURING_S3=$(counters)
+    if [ "$(cat "$WORK/during.rc")" = 0 ]; then
+      [ "$(cat "$WORK/during.out")" = "$EXPECTED1" ] || { echo "Q1 during the kill: answer differs" >&2; exit 1; }
+      DURING_RESULT=equal
+    else
+      DURING_RESULT=failed
+      echo "Q1 during the kill failed: $(head -1 "$WORK/during.err")"
+    fi
+    DURING_FIGURES="duringKillQ1=$DURING_RESULT duringKillS3=$(tr ' ' ',' <<< "${DURING_S3% }") "
+    echo "$DURING_FIGURES"
+  fi
   started=$(date +%s%N); started=$((started / 1000000))
   await_cluster
   await_views > "$WORK/membership-after-kill.txt"
@@ -268,7 +297,8 @@ for line in open(sys.argv[1]):
 PY
 LOST_FIGURES=""
 if [ "$WORKERS" -gt 1 ]; then
-  LOST_FIGURES="lostNode=${ADDRESS[$LOST]} lostCachedBytes=$LOST_CACHED lostRefetchRatio=$(python3 -c \
-    "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.3f}')" "$LOST_S3" "$LOST_CACHED") "
+  DURING_S3_BYTES=$(grep -o 'bytes=[0-9]*' <<< "${DURING_S3:-bytes=0}" | cut -d= -f2)
+  LOST_FIGURES="lostNode=${ADDRESS[$LOST]} lostCachedBytes=$LOST_CACHED ${DURING_FIGURES}lostRefetchRatio=$(python3 -c \
+    "import sys; print(f'{(int(sys.argv[1]) + int(sys.argv[2])) / int(sys.argv[3]):.3f}')" "$DURING_S3_BYTES" "$LOST_S3" "$LOST_CACHED") "
 fi
 echo "presto-cluster: workers=$WORKERS tableBytes=$TABLE_BYTES ${LOST_FIGURES}runSeconds=$RUN_SECONDS $(tr '\n' ' ' < "$LINES")"
