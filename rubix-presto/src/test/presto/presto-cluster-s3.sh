@@ -18,8 +18,10 @@
 #   ./mvnw -B -q dependency:get -Dartifact=com.facebook.presto:presto-server:0.287:tar.gz -Dtransitive=false
 #   ./mvnw -B -q dependency:get -Dartifact=org.ow2.asm:asm-util:9.8        # with asm, asm-tree, asm-analysis
 #   rubix-presto/src/test/presto/presto-cluster-s3.sh [workers] [work dir]
+#   KILL_DURING_QUERY=1 rubix-presto/src/test/presto/presto-cluster-s3.sh   # the worker killed while Q1 runs
 #
-# JDK 17, python3, curl >= 7.75; memory: 1.5 GB of heap for the coordinator and 2 GB per worker.
+# JDK 17, python3, curl >= 7.75; memory: 1.5 GB of heap for the coordinator and 2 GB per worker. A run takes
+# about 3 min on 2 shared cores (with one worker about 2); figures and what they mean: docs/presto.md.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../../.." && pwd)
