@@ -80,7 +80,7 @@ query.max-memory=2GB
 query.max-memory-per-node=768MB
 query.max-total-memory-per-node=1GB
 P
-  # a query whose worker died fails after these (default 5m and 7m of retries) instead of hanging
+  # a query whose worker died fails after these (default 5m of retries each) instead of hanging
   [ "${KILL_DURING_QUERY:-0}" = 1 ] && printf '%s\n' query.remote-task.max-error-duration=10s exchange.max-error-duration=10s >> "$etc/config.properties"
   common_catalogs "$etc"
   # through RubiX; a split runs only on the hosts its block locations name: its RubiX owner
