@@ -18,59 +18,26 @@
 # Measured here (2 shared cores): the tarball downloads in ~14 s, unpacks in ~16 s, a run takes ~5 min;
 # results in docs/presto.md.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../../../.." && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../../.." && pwd)
 WORK=${1:-$(mktemp -d /tmp/rubix-presto.XXXXXX)}
-M2=${M2:-$HOME/.m2/repository}
-# an artifact from $M2, else from ~/.m2/repository (as with -Dmaven.repo.local.tail)
-artifact() { if [ -f "$M2/$1" ]; then echo "$M2/$1"; else echo "$HOME/.m2/repository/$1"; fi; }
-PRESTO_VERSION=0.287
-TARBALL=$(artifact com/facebook/presto/presto-server/$PRESTO_VERSION/presto-server-$PRESTO_VERSION.tar.gz)
-ASM_VERSION=9.8
-S3PROXY=$(artifact org/gaul/s3proxy/4.1.0/s3proxy-4.1.0-jar-with-dependencies.jar)
-JAR=$(ls "$ROOT"/rubix-presto/target/rubix-presto-*.jar | grep -v original | head -1)
-TESTS=$(ls "$ROOT"/rubix-core/target/rubix-core-*-tests.jar | head -1)
-JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-echo "work dir $WORK; $("$JAVA" -version 2>&1 | head -1)"
 mkdir -p "$WORK"
 cd "$WORK"
+# shellcheck source=presto-common.sh
+. "$HERE/presto-common.sh"
+echo "work dir $WORK; $("$JAVA" -version 2>&1 | head -1)"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-elapsed() { echo $(( $(date +%s%N) / 1000000 - $1 )); }
 
-PRESTO=$WORK/presto-server-$PRESTO_VERSION
-if [ ! -d "$PRESTO" ]; then
-  started=$(date +%s%N); started=$((started / 1000000))
-  # only what is used here: the server, the Hive connector, tpch (the expected answers), jmx (RubiX's beans)
-  tar xzf "$TARBALL" --wildcards "presto-server-$PRESTO_VERSION/bin/*" "presto-server-$PRESTO_VERSION/lib/*" \
-    "presto-server-$PRESTO_VERSION/plugin/hive-hadoop2/*" "presto-server-$PRESTO_VERSION/plugin/tpch/*" \
-    "presto-server-$PRESTO_VERSION/plugin/jmx/*"
-  # JDK 17 class files need ASM >= 9.1: PrestoDB 0.287 ships 9.0 in lib/ and in plugin/hive-hadoop2/
-  for old in $(find "$PRESTO/lib" "$PRESTO/plugin" -name 'asm*-9.0.jar'); do
-    name=$(basename "$old" -9.0.jar)
-    new=$(artifact "org/ow2/asm/$name/$ASM_VERSION/$name-$ASM_VERSION.jar")
-    [ -f "$new" ] || { echo "missing $new: ./mvnw dependency:get -Dartifact=org.ow2.asm:asm-util:$ASM_VERSION" >&2; exit 1; }
-    rm "$old"
-    cp "$new" "$(dirname "$old")/"
-  done
-  echo "unpacked in $(elapsed "$started") ms"
-fi
-cp "$JAR" "$PRESTO/plugin/hive-hadoop2/"
-
-rm -rf "$WORK/cache-coordinator" "$WORK/cache-worker" "$WORK/metastore" "$WORK/s3"   # an empty cache and store
+unpack_presto
+rm -rf "$WORK/cache-coordinator" "$WORK/cache-worker" "$WORK/metastore"   # an empty cache (and store, below)
 mkdir -p "$WORK/cache-coordinator" "$WORK/cache-worker" "$WORK/metastore"
 
-# the S3 server in its own JVM; it exits when its stdin closes
-rm -f s3in; mkfifo s3in
-"$JAVA" -cp "$S3PROXY:$TESTS" io.rubix.testing.S3ServerMain --dir "$WORK/s3" --bucket warehouse < s3in > s3server.out 2> s3server.log &
-S3PID=$!
-exec 3> s3in
-for _ in $(seq 1 300); do grep -q '^S3SERVER' s3server.out 2>/dev/null && break; sleep 0.2; done
-ENDPOINT=$(sed -n 's/^S3SERVER endpoint=\([^ ]*\) control=\(.*\)$/\1/p' s3server.out)
-CONTROL=$(sed -n 's/^S3SERVER endpoint=\([^ ]*\) control=\(.*\)$/\2/p' s3server.out)
-echo "S3 server $ENDPOINT (control $CONTROL)"
+start_s3_server
 
 CPORT=$(free_port)
 WPORT=$(free_port)
+COORDINATOR_URL=http://127.0.0.1:$CPORT
 
 # one etc directory per node: the same catalogs, its own node id, port and cache directory
 node_config() {
@@ -82,18 +49,7 @@ node.id=$node
 node.data-dir=$WORK/data-$node
 node.internal-address=127.0.0.1
 P
-  cat > "$etc/jvm.config" <<P
--server
--Xmx$3
--XX:+UseG1GC
--XX:+ExitOnOutOfMemoryError
--Djdk.attach.allowAttachSelf=true
-P
-  # JDK 17: Guice 4.2's cglib defines classes through ClassLoader.defineClass, airlift/slice/netty use internals
-  for package in java.lang java.lang.reflect java.lang.invoke java.io java.net java.nio java.util java.util.concurrent \
-      java.util.concurrent.atomic sun.nio.ch jdk.internal.misc jdk.internal.ref; do
-    echo "--add-opens=java.base/$package=ALL-UNNAMED" >> "$etc/jvm.config"
-  done
+  jvm_config "$etc/jvm.config" "$3"
   if [ "$node" = coordinator ]; then
     cat > "$etc/config.properties" <<P
 coordinator=true
@@ -110,8 +66,7 @@ query.max-memory=1GB
 query.max-memory-per-node=768MB
 query.max-total-memory-per-node=1GB
 P
-  echo "connector.name=tpch" > "$etc/catalog/tpch.properties"
-  echo "connector.name=jmx" > "$etc/catalog/jmx.properties"
+  common_catalogs "$etc"
   # through RubiX: the file systems named in core-site.xml
   cat > "$etc/catalog/hive.properties" <<P
 connector.name=hive-hadoop2
@@ -119,19 +74,6 @@ hive.metastore=file
 hive.metastore.catalog.dir=file://$WORK/metastore
 hive.s3-file-system-type=HADOOP_DEFAULT
 hive.config.resources=$etc/core-site.xml
-P
-  # stock PrestoDB: its own PrestoS3FileSystem, configured by hive.s3.* (same metastore). Its tables say s3://,
-  # the cached ones s3a://: PrestoDB's FileSystem cache is shared by the catalogs of a plugin and keyed by
-  # scheme, bucket and user, so the catalog that opens s3a://warehouse first would decide for both
-  cat > "$etc/catalog/hive_direct.properties" <<P
-connector.name=hive-hadoop2
-hive.metastore=file
-hive.metastore.catalog.dir=file://$WORK/metastore
-hive.s3.endpoint=$ENDPOINT
-hive.s3.aws-access-key=rubix-access
-hive.s3.aws-secret-key=rubix-secret
-hive.s3.path-style-access=true
-hive.s3.ssl.enabled=false
 P
   cat > "$etc/core-site.xml" <<P
 <configuration>
@@ -142,11 +84,7 @@ P
   <property><name>rubix.cluster.presto.include-coordinator</name><value>false</value></property>
   <!-- both nodes are 127.0.0.1 here: the coordinator takes another id so that it is not taken for the worker -->
   $([ "$node" = coordinator ] && echo "<property><name>rubix.cluster.node.id</name><value>coordinator</value></property>")
-  <property><name>presto.s3.endpoint</name><value>$ENDPOINT</value></property>
-  <property><name>presto.s3.access-key</name><value>rubix-access</value></property>
-  <property><name>presto.s3.secret-key</name><value>rubix-secret</value></property>
-  <property><name>presto.s3.path-style-access</name><value>true</value></property>
-  <property><name>presto.s3.ssl.enabled</name><value>false</value></property>
+$(presto_s3_properties)
 </configuration>
 P
 }
@@ -167,28 +105,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# runs one statement through the REST protocol, prints its rows; the time goes to stderr
-sql() {
-  python3 - "$CPORT" "$1" <<'PY'
-import json, sys, time, urllib.request
-port, statement = sys.argv[1], sys.argv[2]
-headers = {"X-Presto-User": "rubix"}
-start = time.time()
-resp = json.load(urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/v1/statement", data=statement.encode(), headers=headers)))
-rows = []
-while True:
-    rows += resp.get("data", [])
-    if "error" in resp:
-        info = resp["error"].get("failureInfo", {})
-        sys.exit("query failed: " + resp["error"].get("message", "") + "\n" + "\n".join(info.get("stack", [])[:15]))
-    if "nextUri" not in resp:
-        break
-    resp = json.load(urllib.request.urlopen(urllib.request.Request(resp["nextUri"], headers=headers)))
-for row in rows:
-    print("\t".join(str(v) for v in row))
-print(f"{(time.time() - start) * 1000:.0f} ms", file=sys.stderr)
-PY
-}
 await_coordinator() {
   for _ in $(seq 1 600); do
     curl -sf "http://127.0.0.1:$CPORT/v1/info" | grep -q '"starting":false' && return 0
@@ -207,15 +123,6 @@ await_worker() {
   done
   echo "no active worker; see $WORK/worker-*.log" >&2; exit 1
 }
-counters() { curl -s "$CONTROL/counters" | tr '\n' ' '; }
-reset() { curl -s -X POST "$CONTROL/reset" > /dev/null; }
-# PUT with SigV4 (curl signs; S3Proxy checks the payload hash, so it is sent)
-put() {
-  local sha; sha=$(sha256sum "$1" | cut -d' ' -f1)
-  curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user "rubix-access:rubix-secret" -H "x-amz-content-sha256: $sha" \
-    -T "$1" "$ENDPOINT/warehouse/$2" > /dev/null
-}
-
 started=$(date +%s%N); started=$((started / 1000000))
 start_node coordinator 1
 start_node worker 1
@@ -223,41 +130,11 @@ await_coordinator
 await_worker
 echo "coordinator and worker up in $(elapsed "$started") ms"
 
-# TPC-H sf1 as ORC: written by PrestoDB into a managed table of the file metastore (local disk), copied to
-# S3, and declared there as an external table (the file metastore does not create tables on s3a:// itself).
-# Bucketed only to get files under S3Proxy's 32 MB limit for a single PUT; the S3 tables are not bucketed.
-sql "CREATE SCHEMA IF NOT EXISTS hive.local"
-sql "CREATE SCHEMA IF NOT EXISTS hive.s3"         # the tables on s3a://, read through RubiX (catalog hive)
-sql "CREATE SCHEMA IF NOT EXISTS hive.s3direct"   # the same objects as s3://, read by stock PrestoDB (catalog hive_direct)
-declare -A BUCKETS=([lineitem]=16 [orders]=4)
-for table in lineitem orders; do
-  sql "CREATE TABLE IF NOT EXISTS hive.local.$table WITH (format = 'ORC', bucketed_by = ARRAY['orderkey'], bucket_count = ${BUCKETS[$table]}) AS SELECT * FROM tpch.sf1.$table" > /dev/null
-  for file in "$WORK/metastore/local/$table"/*; do
-    case $(basename "$file") in .*) continue ;; esac
-    put "$file" "tpch/$table/$(basename "$file")"
-  done
-  # the file metastore checks an external location with java.io.File ("URI scheme is not \"file\""): write
-  # the table's metadata as it would, from the local table's: external, on s3a://, not bucketed, no statistics
-  for schema in s3:s3a s3direct:s3; do
-    dir=$WORK/metastore/${schema%%:*}/$table
-    mkdir -p "$dir"
-    python3 - "$WORK/metastore/local/$table/.prestoSchema" "$dir/.prestoSchema" "${schema#*:}://warehouse/tpch/$table" <<'PY'
-import json, sys
-table = json.load(open(sys.argv[1]))
-table.update(tableType="EXTERNAL_TABLE", externalLocation=sys.argv[3], parameters={}, columnStatistics={})
-table.pop("bucketProperty", None)
-json.dump(table, open(sys.argv[2], "w"), indent=2)
-PY
-    cp -r "$WORK/metastore/local/$table/.prestoPermissions" "$dir/"
-  done
-done
-echo "ORC on S3: $(du -sb "$WORK/s3/warehouse/tpch" | cut -f1) bytes in $(find "$WORK/s3/warehouse/tpch" -type f | wc -l) objects"
+# TPC-H sf1 as ORC on S3 (lineitem in 16 files, orders in 4)
+tpch_table_on_s3 lineitem orderkey 16
+tpch_table_on_s3 orders orderkey 4
+echo "ORC on S3: $(s3_table_bytes) bytes in $(find "$WORK/s3/warehouse/tpch" -type f | wc -l) objects"
 
-# decimal sums: exact whatever order the splits are summed in
-Q1="SELECT count(*), sum(CAST(quantity AS decimal(12,2))), sum(CAST(extendedprice AS decimal(12,2))), max(comment) FROM %s.lineitem"
-Q2="SELECT o.orderpriority, count(*), sum(CAST(l.extendedprice * (1 - l.discount) AS decimal(18,4))) FROM %s.lineitem l JOIN %s.orders o ON l.orderkey = o.orderkey WHERE o.orderdate >= DATE '1995-01-01' AND o.orderdate < DATE '1995-04-01' AND l.receiptdate > l.commitdate GROUP BY o.orderpriority ORDER BY o.orderpriority"
-# shellcheck disable=SC2059
-query() { if [ "$1" = 1 ]; then printf "$Q1" "$2"; else printf "$Q2" "$2" "$2"; fi; }
 EXPECTED1=$(sql "$(query 1 tpch.sf1)")
 EXPECTED2=$(sql "$(query 2 tpch.sf1)")
 echo "expected: $EXPECTED1"
@@ -269,10 +146,10 @@ scan() {
   local run=$1 schema=$2
   for q in 1 2; do
     reset
-    RESULT=$(sql "$(query $q "$schema")" 2> "$WORK/time")
+    RESULT=$(sql "$(query $q "$schema")")
     local expected; expected=$([ $q = 1 ] && echo "$EXPECTED1" || echo "$EXPECTED2")
     [ "$RESULT" = "$expected" ] || { echo "$run Q$q: answer differs: $RESULT" >&2; exit 1; }
-    printf '%s\tQ%s\t%s\t%s\n' "$run" "$q" "$(cut -d' ' -f1 "$WORK/time")" "$(counters)" | tee -a "$RESULTS"
+    printf '%s\tQ%s\t%s\t%s\n' "$run" "$q" "$(cat "$WORK/time")" "$(counters)" | tee -a "$RESULTS"
   done
 }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
