@@ -4,7 +4,11 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.gaul.s3proxy.blobstore.BlobStore;
 import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -26,6 +30,8 @@ public final class CountingBlobStore extends ForwardingBlobStore {
   private final AtomicLong heads = new AtomicLong();
   private final AtomicLong lists = new AtomicLong();
   private final AtomicLong bytes = new AtomicLong();
+  /** Requests per object: {@code "GET bucket/key"}, {@code "HEAD bucket/key"}, {@code "LIST bucket/prefix"}. */
+  private final Map<String, LongAdder> perObject = new ConcurrentHashMap<>();
   private volatile Duration firstByteLatency = Duration.ZERO;
   private volatile Duration metadataLatency = Duration.ZERO;
   private volatile long bytesPerSecond;
@@ -52,11 +58,26 @@ public final class CountingBlobStore extends ForwardingBlobStore {
     return bytes.get();
   }
 
+  /**
+   * The requests served since the last reset per object, sorted: {@code "GET bucket/key"},
+   * {@code "HEAD bucket/key"} (of objects and of keys that are not there), {@code "LIST bucket/prefix"}.
+   */
+  public Map<String, Long> requestsPerObject() {
+    Map<String, Long> snapshot = new TreeMap<>();
+    perObject.forEach((request, count) -> snapshot.put(request, count.sum()));
+    return snapshot;
+  }
+
   public void reset() {
     gets.set(0);
     heads.set(0);
     lists.set(0);
     bytes.set(0);
+    perObject.clear();
+  }
+
+  private void count(String method, String bucket, String key) {
+    perObject.computeIfAbsent(method + " " + bucket + "/" + (key == null ? "" : key), request -> new LongAdder()).increment();
   }
 
   /** Adds {@code latency} before the first byte of every GET. */
@@ -80,6 +101,7 @@ public final class CountingBlobStore extends ForwardingBlobStore {
   @Override
   public HeadObjectResponse blobMetadata(HeadObjectRequest request) {
     heads.incrementAndGet();
+    count("HEAD", request.bucket(), request.key());
     pause(metadataLatency.toNanos());
     return super.blobMetadata(request);
   }
@@ -87,6 +109,7 @@ public final class CountingBlobStore extends ForwardingBlobStore {
   @Override
   public ListObjectsV2Response list(ListObjectsV2Request request) {
     lists.incrementAndGet();
+    count("LIST", request.bucket(), request.prefix());
     pause(metadataLatency.toNanos());
     return super.list(request);
   }
@@ -94,6 +117,7 @@ public final class CountingBlobStore extends ForwardingBlobStore {
   @Override
   public ResponseInputStream<GetObjectResponse> getBlob(GetObjectRequest request) {
     gets.incrementAndGet();
+    count("GET", request.bucket(), request.key());
     pause(firstByteLatency.toNanos());
     ResponseInputStream<GetObjectResponse> original = super.getBlob(request);
     if (original == null) {

@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A client of {@link S3ServerMain}'s control endpoint: its counters and the simulated store's
@@ -35,6 +36,21 @@ public final class S3ServerControl {
 
   public Counters counters() throws IOException {
     return parse(call("GET", "/counters"));
+  }
+
+  /**
+   * The requests since the last reset per object, sorted: {@code "GET bucket/key"},
+   * {@code "HEAD bucket/key"}, {@code "LIST bucket/prefix"} to their counts.
+   */
+  public Map<String, Long> requests() throws IOException {
+    Map<String, Long> requests = new TreeMap<>();
+    for (String line : call("GET", "/requests").split("\n")) {
+      int tab = line.lastIndexOf('\t');
+      if (tab > 0) {
+        requests.put(line.substring(0, tab), Long.parseLong(line.substring(tab + 1).trim()));
+      }
+    }
+    return requests;
   }
 
   /** Zeroes the counters and returns what they were. */

@@ -29,6 +29,7 @@ import java.util.Map;
  * <p>Serves S3 on 127.0.0.1 (port 0) with the credentials {@link S3Server#ACCESS_KEY} /
  * {@link S3Server#SECRET_KEY}, and a control endpoint on 127.0.0.1 (port 0):
  * {@code GET /counters} answers {@code gets=N heads=N lists=N bytes=N} lines,
+ * {@code GET /requests} one {@code METHOD bucket/key<TAB>N} line per object requested (GET, HEAD, LIST),
  * {@code POST /reset} zeroes the counters, {@code POST /settings?latencyMs=N&metadataLatencyMs=N&bandwidth=N}
  * changes the simulated store (first-byte latency of GETs, latency of HEADs and LISTs, bandwidth), {@code POST /bucket?name=B} creates a bucket. When started, one line
  * {@code S3SERVER endpoint=http://127.0.0.1:P control=http://127.0.0.1:C} goes to stdout. The server
@@ -78,6 +79,11 @@ public final class S3ServerMain {
 
     HttpServer control = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     control.createContext("/counters", exchange -> respond(exchange, counters(store)));
+    control.createContext("/requests", exchange -> {
+      StringBuilder lines = new StringBuilder();
+      store.requestsPerObject().forEach((request, count) -> lines.append(request).append('\t').append(count).append('\n'));
+      respond(exchange, lines.toString());
+    });
     control.createContext("/reset", exchange -> {
       String before;
       synchronized (store) {

@@ -101,6 +101,11 @@ public final class S3ServerProcess implements AutoCloseable {
     return control.counters();
   }
 
+  /** The requests since the last reset per object ({@link S3ServerControl#requests()}). */
+  public Map<String, Long> requests() throws IOException {
+    return control.requests();
+  }
+
   /** Zeroes the counters and returns what they were. */
   public S3ServerControl.Counters reset() throws IOException {
     return control.reset();
