@@ -104,6 +104,24 @@ public class CachingS3AFileSystem extends S3AFileSystem implements HasCacheEngin
     return known != null ? known : super.getFileStatus(path);
   }
 
+  /**
+   * True without a HEAD for a file whose status the cache trusts, as {@link #getFileStatus}: S3A's own
+   * {@code exists} does not go through {@code getFileStatus} (Iceberg's Hadoop tables ask it of their
+   * current metadata file at every load).
+   */
+  @Override
+  public boolean exists(Path path) throws IOException {
+    return (support != null && support.knownStatus(makeQualified(path)) != null) || super.exists(path);
+  }
+
+  /** True without a HEAD for a file whose status the cache trusts, as {@link #exists}. */
+  @Override
+  @SuppressWarnings("deprecation")
+  public boolean isFile(Path path) throws IOException {
+    FileStatus known = support == null ? null : support.knownStatus(makeQualified(path));
+    return known != null ? known.isFile() : super.isFile(path);
+  }
+
   @Override
   public FSDataInputStream open(Path path, int bufferSize) throws IOException {
     if (support == null || !support.caches(makeQualified(path))) {

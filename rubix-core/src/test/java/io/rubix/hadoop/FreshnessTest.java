@@ -259,6 +259,33 @@ class FreshnessTest {
   }
 
   /**
+   * S3A's {@code exists} and {@code isFile} bypass {@code getFileStatus}: for an immutable file read
+   * before they answer from the status the cache trusts, as {@code getFileStatus} does (an Iceberg Hadoop
+   * table asks {@code exists} of its current metadata file at every load). A file never read still asks.
+   */
+  @Test
+  void existsAndIsFileOfAnImmutableFileReadBeforeSendNoHead() throws Exception {
+    URI bucket = URI.create("s3a://fresh/");
+    org.apache.hadoop.fs.Path read = newObject();
+    org.apache.hadoop.fs.Path unread = newObject();
+    try (FileSystem plain = FileSystem.newInstance(bucket, server.s3aConfiguration());
+        FileSystem cached = FileSystem.newInstance(bucket, cachingConf("immutable"))) {
+      write(plain, read, random(41));
+      write(plain, unread, random(42));
+      readAndSettle(cached, read);
+      server.store().reset();
+      assertThat(cached.exists(read)).isTrue();
+      @SuppressWarnings("deprecation")
+      boolean isFile = cached.isFile(read);
+      assertThat(isFile).isTrue();
+      assertThat(server.store().heads()).as("a trusted status: no HEAD").isZero();
+      assertThat(cached.exists(unread)).isTrue();
+      assertThat(server.store().heads()).as("a file never read is asked for").isEqualTo(1);
+      assertThat(cached.exists(new org.apache.hadoop.fs.Path("s3a://fresh/not-there"))).isFalse();
+    }
+  }
+
+  /**
    * ORC opens a file and then asks for its status (length) while the stream is open: in ttl mode the
    * answer is the status the open trusted, so the length and the stream's bytes belong to one version
    * and the second HEAD is not made; strict asks the source every time.

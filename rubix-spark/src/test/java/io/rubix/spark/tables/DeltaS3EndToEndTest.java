@@ -109,7 +109,7 @@ class DeltaS3EndToEndTest {
     Map<String, Predicate<String>> classes = classes();
     String report = "delta: direct " + direct.describe(classes) + "\n  cold " + cold.describe(classes) + "\n  warm " + warm.describe(classes)
         + "\n  after the update: direct " + directUpdated.describe(classes) + "\n  next reader " + updated.describe(classes)
-        + "\n  warm log requests: " + warm.served().of(LOG) + "\n  next reader's log requests: " + updated.served().of(LOG);
+        + "\n  cold requests: " + cold.served().of(key -> true) + "\n  warm log requests: " + warm.served().of(LOG) + "\n  next reader's log requests: " + updated.served().of(LOG);
     System.err.println(report);
 
     assertThat(direct.rows()).allSatisfy(rows -> assertThat(rows).isNotEmpty());

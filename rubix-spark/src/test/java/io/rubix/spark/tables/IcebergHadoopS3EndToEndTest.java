@@ -145,7 +145,8 @@ class IcebergHadoopS3EndToEndTest {
     classes.put("data", DATA);
     classes.put("metadata", METADATA);
     String report = "iceberg: direct " + direct.served().describe(classes) + "\n  cold " + cold.served().describe(classes) + "\n  warm "
-        + warm.served().describe(classes) + "\n  warm metadata requests: " + warm.served().of(METADATA);
+        + warm.served().describe(classes) + "\n  cold requests: " + cold.served().of(key -> true) + "\n  warm requests: "
+        + warm.served().of(key -> true);
     System.err.println(report);
 
     assertThat(direct.rows()).allSatisfy(rows -> assertThat(rows).isNotEmpty());
@@ -202,7 +203,7 @@ class IcebergHadoopS3EndToEndTest {
     assertThat(byDefault).as(report).hasSize(4).allSatisfy(scan -> assertThat(scan.preferred()).isEmpty());
     assertThat(withOption).as(report).hasSize(4).allSatisfy(scan -> assertThat(scan.preferred()).containsExactlyElementsOf(scan.owners()));
     assertThat(withOption).flatExtracting(ScanLocations::owners).as("both nodes own files: %s", report).contains("127.0.0.2", "127.0.0.3");
-    assertThat(withSessionConf).as(report).isEqualTo(withOption);
+    assertThat(withSessionConf).as("Iceberg plans tasks in parallel: their order varies: %s", report).containsExactlyInAnyOrderElementsOf(withOption);
     assertThat(packed).as("small files packed together: a task prefers every owner among its files: %s", report)
         .hasSizeLessThan(4).allSatisfy(scan -> assertThat(scan.preferred()).containsExactlyElementsOf(scan.owners()));
     FileSystem.closeAll();
