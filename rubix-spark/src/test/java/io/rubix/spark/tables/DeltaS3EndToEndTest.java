@@ -7,9 +7,12 @@ import io.rubix.testing.S3ServerLauncher;
 import io.rubix.testing.S3ServerProcess;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -37,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DeltaS3EndToEndTest {
   private static final String BUCKET = "lake";
   private static final String TABLE = "s3a://" + BUCKET + "/delta/events";
-  private static final String LOG_ONLY_HINT_TABLE = "s3a://" + BUCKET + "/delta/events_immutable";
+  private static final String ALL_IMMUTABLE_TABLE = "s3a://" + BUCKET + "/delta/events_all_immutable";
   private static final Predicate<String> LOG = key -> key.contains("/_delta_log/");
   private static final Predicate<String> LAST_CHECKPOINT = key -> key.endsWith("/_delta_log/_last_checkpoint");
   private static final Predicate<String> DATA = key -> key.startsWith(BUCKET + "/delta/") && key.endsWith(".parquet") && !LOG.test(key);
@@ -94,7 +97,7 @@ class DeltaS3EndToEndTest {
     // versions 0 (create) to 3: a checkpoint at 2, so a reader reads _last_checkpoint, the checkpoint and 3.json
     Pass direct = pass(TABLE);
 
-    cached(Map.of(), "cache");
+    cached(deltaRuleSet(), "cache");
     Pass cold = pass(TABLE);
     Pass warm = pass(TABLE);
 
@@ -103,7 +106,7 @@ class DeltaS3EndToEndTest {
     insert(TABLE, 4);
     byte[] hintAfter = readPlain(TABLE + "/_delta_log/_last_checkpoint");
     Pass directUpdated = pass(TABLE);
-    cached(Map.of(), "cache");
+    cached(deltaRuleSet(), "cache");
     Pass updated = pass(TABLE);
 
     Map<String, Predicate<String>> classes = classes();
@@ -137,29 +140,29 @@ class DeltaS3EndToEndTest {
   @Test
   void withEverythingImmutableAStaleLastCheckpointIsOnlyAHint() throws IOException {
     plainS3A();
-    spark.sql("CREATE TABLE delta.`" + LOG_ONLY_HINT_TABLE + "` (id BIGINT, k INT, v STRING) USING delta"
+    spark.sql("CREATE TABLE delta.`" + ALL_IMMUTABLE_TABLE + "` (id BIGINT, k INT, v STRING) USING delta"
         + " TBLPROPERTIES ('delta.checkpointInterval' = '1')");
-    insert(LOG_ONLY_HINT_TABLE, 1);
-    insert(LOG_ONLY_HINT_TABLE, 2);
-    String hint = LOG_ONLY_HINT_TABLE + "/_delta_log/_last_checkpoint";
+    insert(ALL_IMMUTABLE_TABLE, 1);
+    insert(ALL_IMMUTABLE_TABLE, 2);
+    String hint = ALL_IMMUTABLE_TABLE + "/_delta_log/_last_checkpoint";
     Map<String, String> allImmutable = Map.of("rubix.cache.freshness", "immutable");
 
     cached(allImmutable, "cache-all-immutable");
-    Pass before = pass(LOG_ONLY_HINT_TABLE);
+    Pass before = pass(ALL_IMMUTABLE_TABLE);
     byte[] cachedBefore = readCached(hint);
 
     plainS3A();
     byte[] hintBefore = readPlain(hint);
-    insert(LOG_ONLY_HINT_TABLE, 3);
+    insert(ALL_IMMUTABLE_TABLE, 3);
     byte[] hintAfter = readPlain(hint);
-    Pass direct = pass(LOG_ONLY_HINT_TABLE);
+    Pass direct = pass(ALL_IMMUTABLE_TABLE);
 
     cached(allImmutable, "cache-all-immutable");
-    Pass after = pass(LOG_ONLY_HINT_TABLE);
+    Pass after = pass(ALL_IMMUTABLE_TABLE);
     byte[] cachedAfter = readCached(hint);
 
     String report = "delta, everything immutable: _last_checkpoint " + hintBefore.length + " bytes before the update, " + hintAfter.length
-        + " after; the reader after the update read " + (java.util.Arrays.equals(cachedAfter, hintBefore) ? "the old one (stale)" : "the new one")
+        + " after; the reader after the update read " + (Arrays.equals(cachedAfter, hintBefore) ? "the old one (stale)" : "the new one")
         + "; its log requests: " + after.served().of(LOG);
     System.err.println(report);
     assertThat(cachedBefore).isEqualTo(hintBefore);
@@ -182,7 +185,7 @@ class DeltaS3EndToEndTest {
 
   /** The data files a pass fetched. */
   private static Predicate<String> oldDataFiles(Pass pass) {
-    java.util.Set<String> fetched = new java.util.HashSet<>();
+    Set<String> fetched = new HashSet<>();
     pass.served().of(DATA).keySet().forEach(request -> fetched.add(request.substring(request.indexOf(' ') + 1)));
     return fetched::contains;
   }
@@ -216,14 +219,9 @@ class DeltaS3EndToEndTest {
     useFileSystem(S3AFileSystem.class, Map.of(), "unused");
   }
 
-  /** Reads through the cache in {@code cacheDir}, with the Delta rule set and then {@code settings}, from a new file system instance. */
-  private void cached(Map<String, String> settings, String cacheDir) throws IOException {
-    Map<String, String> conf = new LinkedHashMap<>();
-    if (settings.isEmpty()) {
-      conf.putAll(deltaRuleSet());
-    }
-    conf.putAll(settings);
-    useFileSystem(CachingS3AFileSystem.class, conf, cacheDir);
+  /** Reads through the cache in {@code cacheDir} with {@code freshness} (rules or a file system wide mode), from a new file system instance. */
+  private void cached(Map<String, String> freshness, String cacheDir) throws IOException {
+    useFileSystem(CachingS3AFileSystem.class, freshness, cacheDir);
   }
 
   /** docs/operations.md's rule set for a Delta lake in this bucket. */
@@ -237,10 +235,8 @@ class DeltaS3EndToEndTest {
   }
 
   private void useFileSystem(Class<? extends FileSystem> impl, Map<String, String> settings, String cacheDir) throws IOException {
-    for (String key : List.of("rubix.cache.rules", "rubix.cache.rule.delta_log.paths", "rubix.cache.rule.delta.paths",
-        "rubix.cache.rule.delta.freshness", "rubix.cache.freshness")) {
-      spark.conf().unset(key);
-    }
+    deltaRuleSet().keySet().forEach(spark.conf()::unset);
+    spark.conf().unset("rubix.cache.freshness");
     spark.conf().set("fs.s3a.impl", impl.getName());
     spark.conf().set("rubix.cache.dirs", temp.resolve(cacheDir).toString());
     settings.forEach((key, value) -> spark.conf().set(key, value));

@@ -56,6 +56,8 @@ class IcebergHadoopS3EndToEndTest {
   private static final String BUCKET = "warehouse";
   private static final String WAREHOUSE = "s3a://" + BUCKET + "/iceberg";
   private static final String NODES = "a=127.0.0.2,b=127.0.0.3";
+  /** {@code rubix.cache.filesplit.size}'s default: the unit of ownership. */
+  private static final long SPLIT_SIZE = 256L << 20;
   private static final Predicate<String> DATA = key -> key.contains("/data/");
   private static final Predicate<String> METADATA = key -> key.contains("/metadata/");
   private static final Predicate<String> VERSION_HINT = key -> key.endsWith("/metadata/version-hint.text");
@@ -235,8 +237,7 @@ class IcebergHadoopS3EndToEndTest {
         for (InputPartition input : CollectionConverters.asJava(((DataSourceRDDPartition) partition).inputPartitions())) {
           for (ScanTask task : taskGroup(input).tasks()) {
             ContentScanTask<?> content = (ContentScanTask<?>) task;
-            long splitSize = 256L << 20;
-            for (long split = content.start() / splitSize; split <= (content.start() + content.length() - 1) / splitSize; split++) {
+            for (long split = content.start() / SPLIT_SIZE; split <= (content.start() + content.length() - 1) / SPLIT_SIZE; split++) {
               locality.owners(content.file().location(), split).stream().map(ClusterNode::host).forEach(owners::add);
             }
           }
