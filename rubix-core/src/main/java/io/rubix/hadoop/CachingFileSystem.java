@@ -101,11 +101,24 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
     return support == null ? null : support.locality();
   }
 
-  /** In ttl and immutable freshness modes, a file's status the cache trusts (the version an open reads); else the source's. */
+  /**
+   * In ttl and immutable freshness modes, a file's status the cache trusts (the version an open reads);
+   * else the source's, which those modes then trust as an open's (a planner that asks every file's status,
+   * as Iceberg's block locations do, asks the source once per file, not once per query).
+   */
   @Override
   public FileStatus getFileStatus(Path path) throws IOException {
-    FileStatus known = support == null ? null : support.knownStatus(makeQualified(path));
-    return known != null ? known : super.getFileStatus(path);
+    if (support == null) {
+      return super.getFileStatus(path);
+    }
+    Path qualified = makeQualified(path);
+    FileStatus known = support.knownStatus(qualified);
+    if (known != null) {
+      return known;
+    }
+    FileStatus status = super.getFileStatus(path);
+    support.statusSeen(qualified, status);
+    return status;
   }
 
   @Override

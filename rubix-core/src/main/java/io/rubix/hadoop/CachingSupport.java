@@ -258,6 +258,11 @@ final class CachingSupport implements Closeable {
     return tracker.known(path);
   }
 
+  /** Keeps {@code status}, the source's answer for file {@code path}, where its freshness trusts statuses (ttl, immutable), as an open's. */
+  void statusSeen(Path path, FileStatus status) {
+    tracker.seen(path, status);
+  }
+
   /** Called after {@code path} (a file, or a directory and all under it) was written, renamed or deleted through the file system. */
   void changed(Path path) {
     tracker.forgetTree(path);

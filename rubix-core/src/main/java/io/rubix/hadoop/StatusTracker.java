@@ -85,6 +85,18 @@ final class StatusTracker {
     return recent(path).get(path);
   }
 
+  /**
+   * Keeps {@code status}, the source's answer for {@code path} outside an open (a {@code getFileStatus}),
+   * as an open's lookup would: trusted by ttl and immutable paths, ignored by strict ones and for
+   * directories.
+   */
+  void seen(Path path, FileStatus status) {
+    requireNonNull(status, "status is null");
+    if (status.isFile()) {
+      recent(path).put(path, status);
+    }
+  }
+
   /** Whether objects of {@code freshness} may change under a version this tracker resolved: not immutable ones, as the user says. */
   static boolean versionsMayChange(Freshness freshness) {
     return freshness != Freshness.IMMUTABLE;

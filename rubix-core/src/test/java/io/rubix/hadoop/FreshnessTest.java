@@ -286,6 +286,28 @@ class FreshnessTest {
   }
 
   /**
+   * A status asked before any open (a planner's block locations) is what ttl and immutable then trust,
+   * as an open's own HEAD: the next status call and the open ask nothing; strict asks every time.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"strict", "ttl", "immutable"})
+  void aStatusAskedBeforeAnOpenIsTrustedUnlessStrict(String freshness) throws Exception {
+    URI bucket = URI.create("s3a://fresh/");
+    org.apache.hadoop.fs.Path path = newObject();
+    Configuration conf = cachingConf(freshness);
+    conf.set("rubix.cache.freshness.ttl", "1h");
+    try (FileSystem plain = FileSystem.newInstance(bucket, server.s3aConfiguration());
+        FileSystem cached = FileSystem.newInstance(bucket, conf)) {
+      write(plain, path, random(43));
+      server.store().reset();
+      assertThat(cached.getFileStatus(path).getLen()).isEqualTo(LENGTH);
+      assertThat(cached.getFileStatus(path).getLen()).isEqualTo(LENGTH);
+      assertThat(readAndSettle(cached, path)).isEqualTo(random(43));
+      assertThat(server.store().heads()).as("HEADs for two status calls and an open").isEqualTo(freshness.equals("strict") ? 3 : 1);
+    }
+  }
+
+  /**
    * ORC opens a file and then asks for its status (length) while the stream is open: in ttl mode the
    * answer is the status the open trusted, so the length and the stream's bytes belong to one version
    * and the second HEAD is not made; strict asks the source every time.

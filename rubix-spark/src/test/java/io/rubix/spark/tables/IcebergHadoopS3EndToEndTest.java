@@ -189,6 +189,7 @@ class IcebergHadoopS3EndToEndTest {
     List<ScanLocations> withOption = scanLocations(spark.read().option("locality", "true").option("split-size", "1")
         .table("located.db.located_events"));
     ServedRequests planning = new ServedRequests(server.requests());
+    server.reset();
     spark.conf().set("spark.sql.iceberg.locality.enabled", "true");
     List<ScanLocations> withSessionConf;
     try {
@@ -196,15 +197,18 @@ class IcebergHadoopS3EndToEndTest {
     } finally {
       spark.conf().unset("spark.sql.iceberg.locality.enabled");
     }
+    ServedRequests planningAgain = new ServedRequests(server.requests());
     List<ScanLocations> packed = scanLocations(spark.read().option("locality", "true").table("located.db.located_events"));
 
     String report = "iceberg locality: default " + byDefault + "\n  locality=true " + withOption + "\n  session conf " + withSessionConf
         + "\n  locality=true, Iceberg's default split size " + packed + "\n  planning with locality=true: "
-        + planning.describe(Map.of("data", DATA));
+        + planning.describe(Map.of("data", DATA)) + "; again in the same driver: " + planningAgain.describe(Map.of("data", DATA));
     System.err.println(report);
     assertThat(byDefault).as(report).hasSize(4).allSatisfy(scan -> assertThat(scan.preferred()).isEmpty());
     assertThat(withOption).as(report).hasSize(4).allSatisfy(scan -> assertThat(scan.preferred()).containsExactlyElementsOf(scan.owners()));
     assertThat(withOption).flatExtracting(ScanLocations::owners).as("both nodes own files: %s", report).contains("127.0.0.2", "127.0.0.3");
+    assertThat(planning.heads(DATA)).as("the first planning asks each data file's status: %s", report).isEqualTo(4);
+    assertThat(planningAgain.heads(DATA)).as("immutable: the statuses are trusted from then on: %s", report).isZero();
     assertThat(withSessionConf).as("Iceberg plans tasks in parallel: their order varies: %s", report).containsExactlyInAnyOrderElementsOf(withOption);
     assertThat(packed).as("small files packed together: a task prefers every owner among its files: %s", report)
         .hasSizeLessThan(4).allSatisfy(scan -> assertThat(scan.preferred()).containsExactlyElementsOf(scan.owners()));
