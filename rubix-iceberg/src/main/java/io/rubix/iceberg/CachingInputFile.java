@@ -3,7 +3,9 @@ package io.rubix.iceberg;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.CacheEngine;
+import io.rubix.core.read.Source;
 import io.rubix.spi.ObjectVersion;
+import org.apache.iceberg.hadoop.HadoopInputFile;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.SeekableInputStream;
 
@@ -42,8 +44,15 @@ final class CachingInputFile implements InputFile {
 
   @Override
   public SeekableInputStream newStream() {
-    ObjectVersion version = new ObjectVersion(delegate.location(), getLength(), 0, "");
-    return new CachingSeekableInputStream(engine.open(version, new InputFileSource(delegate)));
+    long known = getLength();
+    ObjectVersion version = new ObjectVersion(delegate.location(), known, 0, "");
+    return new CachingSeekableInputStream(engine.open(version, source(known)));
+  }
+
+  /** HadoopFileIO's files read with the length known (no HEAD per range), the others through their own streams. */
+  private Source source(long known) {
+    return delegate instanceof HadoopInputFile hadoop ? new HadoopFileSource(hadoop.getFileSystem(), hadoop.getPath(), known)
+        : new InputFileSource(delegate);
   }
 
   @Override
