@@ -13,14 +13,13 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cache engines of this JVM's {@link CachingFileIO}s, one per distinct set of {@code rubix.*}
- * settings, created by the first FileIO that reads and closed when the last one holding it is closed.
+ * The cache engines of this JVM's {@link CachingFileIO}s, one per distinct cache and client settings,
+ * created by the first FileIO that reads and closed when the last one holding it is closed.
  *
  * <p>A JVM-wide registry for the reason Hadoop has a FileSystem cache and rubix-core has
  * {@code EmbeddedServices}: Iceberg creates FileIOs reflectively (one per catalog, table operation or
@@ -35,9 +34,9 @@ final class SharedEngines {
   static final String NAME = "iceberg";
   private static final String PREFIX = "rubix.";
 
-  /** Every {@code rubix.*} setting -> the engine built from them. */
+  /** What an engine is built from -> the engine. */
   @GuardedBy("ENGINES")
-  private static final Map<Map<String, String>, Shared> ENGINES = new HashMap<>();
+  private static final Map<Settings, Shared> ENGINES = new HashMap<>();
 
   private SharedEngines() {}
 
@@ -46,12 +45,12 @@ final class SharedEngines {
     /** A lease on no engine: caching is off ({@code rubix.cache.enabled=false}) or could not start. */
     static final Lease NONE = new Lease(null, null);
 
-    private final Map<String, String> key;
+    private final Settings key;
     private final Shared shared;
     @GuardedBy("ENGINES")
     private boolean closed;
 
-    private Lease(Map<String, String> key, Shared shared) {
+    private Lease(Settings key, Shared shared) {
       this.key = key;
       this.shared = shared;
     }
@@ -96,16 +95,24 @@ final class SharedEngines {
 
   /**
    * A lease on the engine {@code conf}'s {@code rubix.*} settings describe, created on first use: embedded,
-   * or a client of the node's BookKeeper daemon, as the Hadoop file systems decide it.
+   * or a client of the node's BookKeeper daemon, as the Hadoop file systems decide it. Engines are keyed by
+   * what they are built from (the parsed cache and client settings), not by every {@code rubix.*} key: a
+   * key that does not change the engine (rubix-spark's executor list, which changes as executors come and
+   * go) must not make a new one.
    *
    * @throws io.rubix.core.config.InvalidConfigException when a setting is invalid
    */
   static Lease acquire(Configuration conf) {
-    Map<String, String> key = new TreeMap<>(conf.getPropsWithPrefix(PREFIX));
+    CacheConfig config = CacheConfig.from(conf);
+    if (!config.enabled()) {
+      LOG.info("RubiX caching is disabled for Iceberg's CachingFileIO: reads go to the delegate FileIO");
+      return Lease.NONE;
+    }
+    Settings key = new Settings(config, ClientConfig.from(conf), new ConfigReader(conf).getBoolean(BookKeeperKeys.IN_PROCESS));
     synchronized (ENGINES) {
       Shared shared = ENGINES.get(key);
       if (shared == null) {
-        Optional<CacheEngine> engine = create(conf);
+        Optional<CacheEngine> engine = create(key, conf);
         if (engine.isEmpty()) {
           return Lease.NONE;
         }
@@ -117,19 +124,17 @@ final class SharedEngines {
     }
   }
 
-  /** The engine, or empty when caching is disabled, or when this JVM already caches in the same directories with other settings (one WARN). */
-  private static Optional<CacheEngine> create(Configuration conf) {
-    CacheConfig config = CacheConfig.from(conf);
-    if (!config.enabled()) {
-      LOG.info("RubiX caching is disabled for Iceberg's CachingFileIO: reads go to the delegate FileIO");
-      return Optional.empty();
-    }
+  /** What an engine is built from. */
+  private record Settings(CacheConfig cache, ClientConfig client, boolean inProcessBookKeeper) {}
+
+  /** The engine, or empty when this JVM already caches in the same directories with other settings (one WARN). */
+  private static Optional<CacheEngine> create(Settings settings, Configuration conf) {
     try {
-      ClientConfig clientConfig = ClientConfig.from(conf);
-      if (new ConfigReader(conf).getBoolean(BookKeeperKeys.IN_PROCESS)) {
-        clientConfig = InProcessBookKeepers.reach(conf, config, clientConfig);
+      ClientConfig clientConfig = settings.client();
+      if (settings.inProcessBookKeeper()) {
+        clientConfig = InProcessBookKeepers.reach(conf, settings.cache(), clientConfig);
       }
-      return Optional.of(CacheEngine.create(config, clientConfig, NAME, ChannelOpener.DEFAULT));
+      return Optional.of(CacheEngine.create(settings.cache(), clientConfig, NAME, ChannelOpener.DEFAULT));
     } catch (ConflictingCacheException e) {
       LOG.warn("RubiX caching is off for Iceberg's CachingFileIO, which reads from the delegate FileIO: {}", e.getMessage());
       return Optional.empty();
