@@ -20,6 +20,7 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.iceberg.hadoop.HadoopFileIO;
+import org.apache.iceberg.util.SerializableSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,7 +51,7 @@ class CachingFileIOHadoopTest {
   }
 
   @Test
-  void overHadoopFileIOAWarmReadMakesNoRequest() {
+  void overHadoopFileIOAWarmReadMakesNoRequest() throws Exception {
     CachingFileIO io = new CachingFileIO();
     Configuration conf = server.s3aConfiguration();
     // S3A's classic stream: the analytics stream asks for the object's status at every open and keeps its own memory cache
@@ -76,6 +77,51 @@ class CachingFileIOHadoopTest {
       System.out.printf("warm: %d GETs, %d HEADs%n", store().gets(), store().heads());
       assertThat(store().gets()).isZero();
       assertThat(store().heads()).isZero();
+
+      // as Spark ships a table's FileIO: the Hadoop configuration serialized by the engine's supplier, for both
+      io.serializeConfWith(SerializableConfiguration::new);
+      try (CachingFileIO copy = roundTrip(io)) {
+        assertThat(copy.getConf().get("fs.s3a.endpoint")).isEqualTo(server.endpoint());
+        String other = "s3a://lake/hadoop/data-1.parquet";
+        byte[] more = randomBytes(random, 300_000);
+        write(copy, other, more);
+        store().reset();
+        assertThat(readAll(copy.newInputFile(other, more.length))).isEqualTo(more);
+        assertThat(readAll(copy.newInputFile(path, data.length))).isEqualTo(data);
+        assertThat(store().heads()).isZero();
+      }
+    }
+  }
+
+  /** A serializable supplier of a Hadoop configuration, as Spark's {@code SerializableConfiguration}. */
+  private static final class SerializableConfiguration implements SerializableSupplier<Configuration> {
+    private static final long serialVersionUID = 1L;
+    private final transient Configuration conf;
+    private final Map<String, String> entries = new java.util.HashMap<>();
+
+    SerializableConfiguration(Configuration conf) {
+      this.conf = conf;
+      conf.forEach(entry -> entries.put(entry.getKey(), entry.getValue()));
+    }
+
+    @Override
+    public Configuration get() {
+      if (conf != null) {
+        return conf;
+      }
+      Configuration copy = new Configuration(false);
+      entries.forEach(copy::set);
+      return copy;
+    }
+  }
+
+  private static CachingFileIO roundTrip(CachingFileIO io) throws Exception {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+      out.writeObject(io);
+    }
+    try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+      return (CachingFileIO) in.readObject();
     }
   }
 
