@@ -163,12 +163,18 @@ public final class CacheEngine implements Closeable {
     return store;
   }
 
-  /** Drops every cached version of {@code path} (after a write, rename or delete through this file system). */
+  /**
+   * Drops every cached version of {@code path} (after a write, rename or delete through this file system),
+   * the tails this engine keeps in memory included: a version known by path and length alone (immutable
+   * freshness, Iceberg) comes back with the same key when the path is written again with the same length.
+   */
   public void invalidate(String path) {
     try {
       service.invalidatePath(path);
     } catch (IOException | RuntimeException e) {
       LOG.warn("Could not invalidate cached blocks of {}", path, e);
+    } finally {
+      reader.forget(path);
     }
   }
 

@@ -129,6 +129,11 @@ public final class BlockReader {
     return filler;
   }
 
+  /** Drops what this reader keeps in memory of any version of {@code path} (the tails): it was written again or deleted. */
+  public void forget(String path) {
+    tails.forget(path);
+  }
+
   ReadSession newSession(ObjectVersion version, Source source, StreamStats stats) {
     return uncachedMemory.track(new ReadSession(version, source, stats, blockSize, uncachedMemory));
   }

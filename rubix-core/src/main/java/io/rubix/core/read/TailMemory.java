@@ -50,6 +50,11 @@ final class TailMemory {
     return true;
   }
 
+  /** Drops the tails of every version of {@code path} (written again, or deleted, through this JVM). */
+  void forget(String path) {
+    tails.asMap().keySet().removeIf(version -> version.path().equals(path));
+  }
+
   /** Keeps {@code tail}, the last {@code tail.length} bytes of {@code version}. */
   void put(ObjectVersion version, byte[] tail) {
     tails.put(version, tail);

@@ -48,6 +48,11 @@ final class TailReads {
     return true;
   }
 
+  /** Drops the tails of every version of {@code path}. */
+  void forget(String path) {
+    tails.forget(path);
+  }
+
   /**
    * Keeps the object's tail in memory after a read of its bytes {@code [position, position + n)}, which
    * {@code dst} holds from its position on: copied from the read when it covered the whole tail, else

@@ -8,7 +8,8 @@ public final class RubixKeys {
   private RubixKeys() {}
 
   public static List<Class<?>> keyClasses() {
-    return List.of(CacheKeys.class, InsightKeys.class, BookKeeperKeys.class, TransferTlsKeys.class, PeerFetchKeys.class, ClusterKeys.class);
+    return List.of(CacheKeys.class, InsightKeys.class, BookKeeperKeys.class, TransferTlsKeys.class, PeerFetchKeys.class, ClusterKeys.class,
+        IcebergKeys.class);
   }
 
   public static List<ConfigKey> all() {
@@ -18,6 +19,7 @@ public final class RubixKeys {
     keys.addAll(TransferTlsKeys.all());
     keys.addAll(PeerFetchKeys.all());
     keys.addAll(ClusterKeys.all());
+    keys.addAll(IcebergKeys.all());
     return List.copyOf(keys);
   }
 }

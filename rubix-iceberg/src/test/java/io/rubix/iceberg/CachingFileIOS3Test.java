@@ -1,0 +1,280 @@
+package io.rubix.iceberg;
+
+import static io.rubix.iceberg.IcebergFixtures.cachingS3;
+import static io.rubix.iceberg.IcebergFixtures.plainS3;
+import static io.rubix.iceberg.IcebergFixtures.randomBytes;
+import static io.rubix.iceberg.IcebergFixtures.readAll;
+import static io.rubix.iceberg.IcebergFixtures.write;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rubix.core.config.InvalidConfigException;
+import io.rubix.spi.config.IcebergKeys;
+import io.rubix.testing.CountingBlobStore;
+import io.rubix.testing.S3Server;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.RangeReadable;
+import org.apache.iceberg.io.SeekableInputStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * CachingFileIO over Iceberg's S3FileIO against the S3 test server, which counts what it serves: warm
+ * reads make no request at all, a known length makes no HEAD, positioned reads and tails are right at
+ * block boundaries, and writes and deletes through the FileIO never leave old bytes behind.
+ */
+class CachingFileIOS3Test {
+  private static final int BLOCK = 4096;
+  private static S3Server server;
+
+  @TempDir
+  Path tmp;
+  private final Random random = new Random(24);
+  private S3FileIO plain;
+  private CachingFileIO io;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = S3Server.inMemory();
+    server.createBucket("lake");
+  }
+
+  @AfterAll
+  static void stopServer() {
+    server.close();
+  }
+
+  @BeforeEach
+  void open() {
+    plain = plainS3(server);
+    io = cachingS3(server, tmp.resolve("cache"), BLOCK, Map.of());
+  }
+
+  @AfterEach
+  void close() {
+    io.close();
+    plain.close();
+  }
+
+  private CountingBlobStore store() {
+    return server.store();
+  }
+
+  @Test
+  void aWarmReadMakesNoRequest() {
+    byte[] data = randomBytes(random, 3 * 1024 * 1024 + 17);
+    String path = "s3://lake/warm/data-0.parquet";
+    write(plain, path, data);
+
+    store().reset();
+    assertThat(readAll(io.newInputFile(path, data.length))).isEqualTo(data);
+    long coldGets = store().gets();
+    long coldHeads = store().heads();
+    System.out.printf("S3FileIO cold: %d GETs, %d HEADs, %d bytes served; ", coldGets, coldHeads, store().bytesServed());
+    assertThat(coldGets).isPositive();
+    assertThat(coldHeads).isZero();
+    assertThat(store().bytesServed()).isLessThanOrEqualTo(data.length);
+
+    store().reset();
+    assertThat(readAll(io.newInputFile(path, data.length))).isEqualTo(data);
+    System.out.printf("warm: %d GETs, %d HEADs%n", store().gets(), store().heads());
+    assertThat(store().gets()).isZero();
+    assertThat(store().heads()).isZero();
+  }
+
+  @Test
+  void withoutALengthOneHeadWithItNone() {
+    byte[] data = randomBytes(random, 10 * BLOCK + 5);
+    String path = "s3://lake/length/data.parquet";
+    write(plain, path, data);
+
+    store().reset();
+    InputFile unknown = io.newInputFile(path);
+    assertThat(unknown.getLength()).isEqualTo(data.length);
+    assertThat(readAll(unknown)).isEqualTo(data);
+    assertThat(store().heads()).isEqualTo(1);
+
+    store().reset();
+    assertThat(readAll(io.newInputFile(path))).isEqualTo(data);
+    assertThat(store().heads()).as("the delegate's getLength()").isEqualTo(1);
+    assertThat(store().gets()).isZero();
+
+    store().reset();
+    InputFile known = io.newInputFile(path, data.length);
+    assertThat(known.getLength()).isEqualTo(data.length);
+    assertThat(readAll(known)).isEqualTo(data);
+    assertThat(store().heads()).isZero();
+    assertThat(store().gets()).isZero();
+  }
+
+  @Test
+  void positionedReadsAndTailsAtBlockBoundaries() throws Exception {
+    byte[] data = randomBytes(random, 5 * BLOCK + 123);
+    String path = "s3://lake/ranges/data.parquet";
+    write(plain, path, data);
+    int[][] ranges = {{0, 1}, {0, BLOCK}, {BLOCK - 1, 2}, {BLOCK, BLOCK}, {2 * BLOCK - 1, BLOCK + 2}, {3 * BLOCK + 1, 2 * BLOCK + 122},
+        {data.length - 1, 1}, {0, data.length}, {17, 0}};
+    int[] tails = {1, 8, 123, 124, BLOCK + 123, 2 * BLOCK, data.length};
+    for (int pass = 0; pass < 2; pass++) {
+      store().reset();
+      try (SeekableInputStream in = io.newInputFile(path, data.length).newStream()) {
+        RangeReadable ranged = (RangeReadable) in;
+        in.seek(BLOCK + 3);
+        for (int[] range : ranges) {
+          byte[] buffer = new byte[range[1] + 6];
+          ranged.readFully(range[0], buffer, 3, range[1]);
+          assertThat(Arrays.copyOfRange(buffer, 3, 3 + range[1])).as("[%d, +%d) pass %d", range[0], range[1], pass)
+              .isEqualTo(Arrays.copyOfRange(data, range[0], range[0] + range[1]));
+        }
+        for (int tail : tails) {
+          byte[] buffer = new byte[tail + 2];
+          assertThat(ranged.readTail(buffer, 2, tail)).isEqualTo(tail);
+          assertThat(Arrays.copyOfRange(buffer, 2, 2 + tail)).as("tail %d pass %d", tail, pass)
+              .isEqualTo(Arrays.copyOfRange(data, data.length - tail, data.length));
+        }
+        byte[] longer = new byte[data.length + 10];
+        assertThat(ranged.readTail(longer, 0, longer.length)).isEqualTo(data.length);
+        assertThat(Arrays.copyOf(longer, data.length)).isEqualTo(data);
+        assertThat(in.getPos()).as("positioned reads leave the position").isEqualTo(BLOCK + 3);
+        assertThat(in.read()).isEqualTo(data[BLOCK + 3] & 0xff);
+        assertThatThrownBy(() -> ranged.readFully(data.length - 2, new byte[3], 0, 3)).hasMessageContaining(path);
+      }
+      assertThat(store().heads()).isZero();
+      if (pass == 1) {
+        assertThat(store().gets()).as("second pass from the cache").isZero();
+      }
+    }
+  }
+
+  @Test
+  void aFileWrittenThroughItReadsBack() {
+    byte[] data = randomBytes(random, 3 * BLOCK + 1);
+    String path = "s3://lake/written/metadata/v1.metadata.json";
+    OutputFile output = io.newOutputFile(path);
+    write(io, path, data);
+    assertThat(readAll(io.newInputFile(path))).isEqualTo(data);
+    assertThat(readAll(output.toInputFile())).isEqualTo(data);
+    assertThat(readAll(plain.newInputFile(path))).isEqualTo(data);
+  }
+
+  @Test
+  void anObjectWrittenAgainAtAPathIsReadNew() {
+    String path = "s3://lake/rewritten/data.parquet";
+    byte[] first = randomBytes(random, 4 * BLOCK);
+    write(plain, path, first);
+    assertThat(readAll(io.newInputFile(path, first.length))).isEqualTo(first);
+
+    // deleted through the FileIO, a new object with a new length by another writer
+    io.deleteFile(path);
+    byte[] second = randomBytes(random, 6 * BLOCK + 9);
+    write(plain, path, second);
+    assertThat(readAll(io.newInputFile(path, second.length))).isEqualTo(second);
+    assertThat(readAll(io.newInputFile(path))).isEqualTo(second);
+
+    // deleted through the FileIO, a new object of the same length: only forgetting keeps the old bytes out
+    io.deleteFile(path);
+    byte[] third = randomBytes(random, second.length);
+    write(plain, path, third);
+    assertThat(readAll(io.newInputFile(path, third.length))).isEqualTo(third);
+
+    // overwritten through the FileIO with the same length
+    byte[] fourth = randomBytes(random, third.length);
+    write(io, path, fourth);
+    assertThat(readAll(io.newInputFile(path, fourth.length))).isEqualTo(fourth);
+  }
+
+  @Test
+  void bulkAndPrefixDeletesForget() {
+    List<String> bulk = List.of("s3://lake/bulk/a.parquet", "s3://lake/bulk/b.parquet");
+    List<String> prefixed = List.of("s3://lake/prefix/x/a.parquet", "s3://lake/prefix/x/b.parquet", "s3://lake/prefix/y.avro");
+    int length = 3 * BLOCK + 7;
+    for (String path : concat(bulk, prefixed)) {
+      byte[] data = randomBytes(random, length);
+      write(plain, path, data);
+      assertThat(readAll(io.newInputFile(path, length))).isEqualTo(data);
+    }
+    io.deleteFiles(bulk);
+    io.deletePrefix("s3://lake/prefix/");
+    for (String path : concat(bulk, prefixed)) {
+      assertThat(plain.newInputFile(path).exists()).as(path).isFalse();
+      byte[] again = randomBytes(random, length);
+      write(plain, path, again);
+      assertThat(readAll(io.newInputFile(path, length))).as(path).isEqualTo(again);
+    }
+  }
+
+  @Test
+  void aDeserializedCopyReadsThroughTheSameCache() throws Exception {
+    byte[] data = randomBytes(random, 7 * BLOCK + 3);
+    String path = "s3://lake/serialized/data.parquet";
+    write(plain, path, data);
+    assertThat(readAll(io.newInputFile(path, data.length))).isEqualTo(data);
+
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(io);
+    }
+    CachingFileIO copy;
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      copy = (CachingFileIO) in.readObject();
+    }
+    try {
+      store().reset();
+      assertThat(readAll(copy.newInputFile(path, data.length))).isEqualTo(data);
+      assertThat(store().gets()).as("the copy leases the same engine").isZero();
+      assertThat(store().heads()).isZero();
+      assertThat(copy.properties()).isEqualTo(io.properties());
+    } finally {
+      copy.close();
+    }
+    store().reset();
+    assertThat(readAll(io.newInputFile(path, data.length))).isEqualTo(data);
+    assertThat(store().gets()).as("closing the copy leaves the original's engine").isZero();
+  }
+
+  @Test
+  void excludedPathsAndADisabledCacheReadTheDelegate() {
+    byte[] data = randomBytes(random, 2 * BLOCK);
+    String path = "s3://lake/excluded/data.parquet";
+    write(plain, path, data);
+    try (CachingFileIO excluding = cachingS3(server, tmp.resolve("excluding"), BLOCK,
+        Map.of("rubix.cache.rules", "skip", "rubix.cache.rule.skip.paths", "s3://lake/excluded/**", "rubix.cache.rule.skip.action", "exclude"));
+        CachingFileIO disabled = cachingS3(server, tmp.resolve("disabled"), BLOCK, Map.of("rubix.cache.enabled", "false"))) {
+      for (CachingFileIO reader : List.of(excluding, disabled)) {
+        InputFile file = reader.newInputFile(path, data.length);
+        assertThat(file).isNotInstanceOf(CachingInputFile.class);
+        assertThat(readAll(file)).isEqualTo(data);
+        store().reset();
+        assertThat(readAll(reader.newInputFile(path, data.length))).isEqualTo(data);
+        assertThat(store().gets()).isPositive();
+      }
+    }
+  }
+
+  @Test
+  void badSettingsFailAtInitialization() {
+    assertThatThrownBy(() -> cachingS3(server, tmp.resolve("bad"), BLOCK, Map.of("rubix.cache.block.size", "1k")))
+        .isInstanceOf(InvalidConfigException.class).hasMessageContaining("rubix.cache.block.size");
+    assertThatThrownBy(() -> cachingS3(server, tmp.resolve("bad"), BLOCK, Map.of(IcebergKeys.DELEGATE_IO_IMPL.name(), CachingFileIO.class.getName())))
+        .isInstanceOf(InvalidConfigException.class).hasMessageContaining(IcebergKeys.DELEGATE_IO_IMPL.name());
+  }
+
+  private static List<String> concat(List<String> first, List<String> second) {
+    return java.util.stream.Stream.concat(first.stream(), second.stream()).toList();
+  }
+}
