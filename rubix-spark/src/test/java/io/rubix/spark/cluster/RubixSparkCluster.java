@@ -313,9 +313,33 @@ final class RubixSparkCluster implements AutoCloseable {
     return builder.getOrCreate();
   }
 
+  /**
+   * A port free on every address now and outside the kernel's ephemeral range, so that no socket bound
+   * to port 0 meanwhile (a Worker's web UI, a client's connection) takes it before the BookKeeper binds
+   * it (a scrape of the metrics port once got a Worker's HTML page).
+   */
   private static int freePort() throws IOException {
+    int below = ephemeralLow();
+    for (int attempt = 0; attempt < 100 && below > 10_000; attempt++) {
+      int port = 10_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(below - 10_000);
+      try (ServerSocket socket = new ServerSocket(port)) {
+        return socket.getLocalPort();
+      } catch (IOException taken) {
+        // another one
+      }
+    }
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
+    }
+  }
+
+  /** The lowest port the kernel hands out for port 0 (Linux; 49152, IANA's, elsewhere). */
+  private static int ephemeralLow() {
+    Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+    try {
+      return Files.exists(range) ? Integer.parseInt(Files.readString(range).trim().split("\\s+")[0]) : 49_152;
+    } catch (IOException | NumberFormatException e) {
+      return 49_152;
     }
   }
 
