@@ -6,6 +6,7 @@ import io.rubix.core.stats.CacheCounter;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spark.RubixPlugin;
 import io.rubix.spi.cluster.ClusterNode;
+import io.rubix.spi.metadata.CacheAdministration;
 import io.rubix.testing.ChildJvmSupport;
 import java.io.IOException;
 import java.io.Serializable;
@@ -54,13 +55,15 @@ final class RubixSparkCluster implements AutoCloseable {
   private final TpcdsOnS3 data;
   private final StandaloneCluster cluster;
   private final int metricsPort;
+  private final boolean rubix;
   private SparkSession spark;
 
-  private RubixSparkCluster(Path dir, TpcdsOnS3 data, StandaloneCluster cluster, int metricsPort) {
+  private RubixSparkCluster(Path dir, TpcdsOnS3 data, StandaloneCluster cluster, int metricsPort, boolean rubix) {
     this.dir = dir;
     this.data = data;
     this.cluster = cluster;
     this.metricsPort = metricsPort;
+    this.rubix = rubix;
   }
 
   /**
@@ -68,14 +71,26 @@ final class RubixSparkCluster implements AutoCloseable {
    * keys, without {@code spark.hadoop.}) over the defaults; returns once {@link #awaitExecutors()} does.
    */
   static RubixSparkCluster start(Path dir, TpcdsOnS3 data, int nodes, Map<String, String> hadoop) throws IOException {
+    return start(dir, data, nodes, hadoop, Map.of(), true);
+  }
+
+  /**
+   * As {@link #start(Path, TpcdsOnS3, int, Map)}, with {@code spark} (Spark keys) over the session's
+   * defaults; without {@code rubix}, the session has no {@link RubixPlugin} and the executors no
+   * BookKeeper (what a plain Spark user runs: {@code hadoop} then names the file systems), and
+   * {@link #awaitExecutors()} only waits for one executor per node.
+   */
+  static RubixSparkCluster start(Path dir, TpcdsOnS3 data, int nodes, Map<String, String> hadoop, Map<String, String> spark, boolean rubix)
+      throws IOException {
     requireNonNull(data, "data is null");
     requireNonNull(hadoop, "hadoop is null");
+    requireNonNull(spark, "spark is null");
     Path rubixJar = Path.of(ChildJvmSupport.requiredProperty("rubix.spark.jar", "rubix-spark"));
     int metricsPort = freePort();
     StandaloneCluster cluster = StandaloneCluster.start(dir.resolve("cluster"), rubixJar, nodes);
-    RubixSparkCluster started = new RubixSparkCluster(dir, data, cluster, metricsPort);
+    RubixSparkCluster started = new RubixSparkCluster(dir, data, cluster, metricsPort, rubix);
     try {
-      started.spark = started.session(hadoop);
+      started.spark = started.session(hadoop, spark);
       started.awaitExecutors();
       return started;
     } catch (IOException | RuntimeException e) {
@@ -115,8 +130,15 @@ final class RubixSparkCluster implements AutoCloseable {
     List<String> executors = List.of();
     Map<String, Set<String>> views = Map.of();
     while (System.nanoTime() < deadline) {
-      owners = new HashSet<>(splitOwners(files).values());
       executors = executorHosts();
+      if (!rubix) {
+        if (executors.size() == nodes.size() && nodes.containsAll(executors)) {
+          return;
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+        continue;
+      }
+      owners = new HashSet<>(splitOwners(files).values());
       if (owners.equals(nodes) && executors.size() == nodes.size() && nodes.containsAll(executors)) {
         views = executorViews();
         if (views.values().stream().allMatch(nodes::equals)) {
@@ -185,17 +207,47 @@ final class RubixSparkCluster implements AutoCloseable {
     return onEachNode(fs -> new HashSet<>(fs.clusterLocality().view().nodes().stream().map(ClusterNode::host).toList()));
   }
 
+  /**
+   * Empties every running node's cache (its BookKeeper drops every object version it holds) and
+   * closes the executors' file systems, so that the next query starts cold with new ones.
+   */
+  Map<String, Integer> clearCaches() {
+    return onEachExecutor(conf -> {
+      int dropped = ((CacheAdministration) fileSystem(conf).cacheEngine().service()).clear();
+      FileSystem.closeAll();
+      return dropped;
+    });
+  }
+
+  /** Closes every running node's executor file systems: the next query's tasks get new instances. */
+  void closeExecutorFileSystems() {
+    onEachExecutor(conf -> {
+      FileSystem.closeAll();
+      return Boolean.TRUE;
+    });
+  }
+
   /** What an executor reads from its s3a caching file system; runs in the executor. */
   @FunctionalInterface
   interface ExecutorProbe<T> extends Serializable {
     T read(CachingS3AFileSystem fs) throws IOException;
   }
 
+  /** What runs in an executor, given the session's Hadoop settings. */
+  @FunctionalInterface
+  interface ExecutorTask<T> extends Serializable {
+    T run(Configuration conf) throws IOException;
+  }
+
+  private <T> Map<String, T> onEachNode(ExecutorProbe<T> probe) {
+    return onEachExecutor(conf -> probe.read(fileSystem(conf)));
+  }
+
   /**
-   * Runs {@code probe} in each running node's executor, by one task per node placed there by
+   * Runs {@code task} in each running node's executor, by one task per node placed there by
    * preference (tried again when one ran elsewhere), and returns the answers by node.
    */
-  private <T> Map<String, T> onEachNode(ExecutorProbe<T> probe) {
+  private <T> Map<String, T> onEachExecutor(ExecutorTask<T> task) {
     List<String> nodes = cluster.addresses();
     // the session's settings (the driver plugin's among them): an executor that has no file system yet makes the one its tasks get
     SerializableConfiguration conf = new SerializableConfiguration(spark.sessionState().newHadoopConf());
@@ -204,7 +256,7 @@ final class RubixSparkCluster implements AutoCloseable {
       nodes.forEach(node -> placed.add(new Tuple2<>(node, CollectionConverters.asScala(List.of(node)).toList())));
       List<Tuple2<String, T>> answers = spark.sparkContext()
           .makeRDD(CollectionConverters.asScala(placed).toList(), ClassTag$.MODULE$.apply(String.class))
-          .toJavaRDD().map(node -> new Tuple2<>(SparkEnv.get().blockManager().blockManagerId().host(), probe.read(fileSystem(conf.value())))).collect();
+          .toJavaRDD().map(node -> new Tuple2<>(SparkEnv.get().blockManager().blockManagerId().host(), task.run(conf.value()))).collect();
       Map<String, T> byNode = new LinkedHashMap<>();
       for (int i = 0; i < nodes.size(); i++) {
         if (answers.get(i)._1().equals(nodes.get(i))) {
@@ -227,7 +279,7 @@ final class RubixSparkCluster implements AutoCloseable {
     return fileSystem(spark.sessionState().newHadoopConf()).cacheEngine().stats().get(counter);
   }
 
-  private SparkSession session(Map<String, String> overrides) throws IOException {
+  private SparkSession session(Map<String, String> overrides, Map<String, String> sparkOverrides) throws IOException {
     String node = "${env." + SparkNode.NODE_ENV + ":-" + DRIVER_HOST + "}";
     Map<String, String> hadoop = new LinkedHashMap<>(data.server().s3aSettings());
     hadoop.put("fs.s3a.impl", "io.rubix.hadoop.CachingS3AFileSystem");
@@ -251,17 +303,43 @@ final class RubixSparkCluster implements AutoCloseable {
         .config("spark.executor.memory", "768m")
         .config("spark.executor.cores", "1")
         .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.plugins", RubixPlugin.class.getName())
         // this package's classes, for the tasks that read each executor's counters
-        .config("spark.jars", ChildJvmSupport.requiredProperty("rubix.spark.tests.jar", "rubix-spark"))
-        .config("spark.rubix.nodes.file", dir.resolve("nodes.txt").toString());
+        .config("spark.jars", ChildJvmSupport.requiredProperty("rubix.spark.tests.jar", "rubix-spark"));
+    if (rubix) {
+      builder.config("spark.plugins", RubixPlugin.class.getName()).config("spark.rubix.nodes.file", dir.resolve("nodes.txt").toString());
+    }
     hadoop.forEach((key, value) -> builder.config("spark.hadoop." + key, value));
+    sparkOverrides.forEach(builder::config);
     return builder.getOrCreate();
   }
 
+  /**
+   * A port free on every address now and outside the kernel's ephemeral range, so that no socket bound
+   * to port 0 meanwhile (a Worker's web UI, a client's connection) takes it before the BookKeeper binds
+   * it (a scrape of the metrics port once got a Worker's HTML page).
+   */
   private static int freePort() throws IOException {
+    int below = ephemeralLow();
+    for (int attempt = 0; attempt < 100 && below > 10_000; attempt++) {
+      int port = 10_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(below - 10_000);
+      try (ServerSocket socket = new ServerSocket(port)) {
+        return socket.getLocalPort();
+      } catch (IOException taken) {
+        // another one
+      }
+    }
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
+    }
+  }
+
+  /** The lowest port the kernel hands out for port 0 (Linux; 49152, IANA's, elsewhere). */
+  private static int ephemeralLow() {
+    Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+    try {
+      return Files.exists(range) ? Integer.parseInt(Files.readString(range).trim().split("\\s+")[0]) : 49_152;
+    } catch (IOException | NumberFormatException e) {
+      return 49_152;
     }
   }
 

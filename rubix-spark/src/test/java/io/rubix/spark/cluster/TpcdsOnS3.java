@@ -11,8 +11,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
@@ -84,8 +86,28 @@ final class TpcdsOnS3 implements AutoCloseable {
 
   /** Registers the tables as views of {@code session} and runs the queries: one list of rows per query. */
   List<List<String>> run(SparkSession session) {
-    tables.keySet().forEach(table -> session.read().orc(path(table)).createOrReplaceTempView(table));
-    return queries.stream().map(q -> rows(session.sql(TpcdsQueries.text(q)))).toList();
+    register(session, TpcdsOnS3::path);
+    return queries.stream().map(q -> answer(session, q)).toList();
+  }
+
+  /** Registers each table as a view of {@code session}, read from {@code location.apply(table)}. */
+  void register(SparkSession session, Function<String, String> location) {
+    tables.keySet().forEach(table -> session.read().orc(location.apply(table)).createOrReplaceTempView(table));
+  }
+
+  /** The rows of {@code query} over the views {@link #register} made. */
+  static List<String> answer(SparkSession session, String query) {
+    return rows(session.sql(TpcdsQueries.text(query)));
+  }
+
+  /** The tables' names. */
+  Set<String> tables() {
+    return tables.keySet();
+  }
+
+  /** The queries, in the order {@link #direct()} answers them. */
+  List<String> queries() {
+    return queries;
   }
 
   /** The data files of every table, as listed with {@code conf} (the caching file system's listings carry its block locations). */
