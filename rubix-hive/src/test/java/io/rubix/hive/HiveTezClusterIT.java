@@ -117,6 +117,8 @@ class HiveTezClusterIT {
           daemonSite(node), Duration.ofMinutes(1)));
     }
     tezDefaultsConf = Files.createDirectories(temp.resolve("conf-tez-defaults"));
+    // the ResourceManager's address for Hive's Tez client, which MiniYarnProcess wrote into conf
+    Files.copy(conf.resolve("yarn-site.xml"), tezDefaultsConf.resolve("yarn-site.xml"));
     for (Path dir : List.of(conf, tezDefaultsConf)) {
       HadoopConfFile.write(dir.resolve("core-site.xml"), coreSite());
       HadoopConfFile.write(dir.resolve("hive-site.xml"), hiveSite(temp.resolve("hive"), rubixJar, dir.equals(conf)));
