@@ -34,15 +34,16 @@ public final class BookKeeperDaemon implements AutoCloseable {
   }
 
   /**
-   * Starts the daemon with {@code site} as its rubix-site.xml (the Thrift port is set to 0, the
-   * metrics and transfer ports are disabled) and waits until it listens.
+   * Starts the daemon with {@code site} as its rubix-site.xml and waits until it listens. Unless
+   * {@code site} sets them, the Thrift port is 0 (the daemon picks one) and the metrics and transfer
+   * ports are disabled.
    */
   public static BookKeeperDaemon start(Path distribution, Path dir, Map<String, String> site, Duration timeout) throws IOException {
     Path conf = Files.createDirectories(dir.resolve("conf"));
     Map<String, String> settings = new java.util.LinkedHashMap<>(site);
-    settings.put("rubix.network.bookkeeper.server.port", "0");
-    settings.put("rubix.bookkeeper.metrics.port", "-1");
-    settings.put("rubix.network.transfer.server.port", "-1");
+    settings.putIfAbsent("rubix.network.bookkeeper.server.port", "0");
+    settings.putIfAbsent("rubix.bookkeeper.metrics.port", "-1");
+    settings.putIfAbsent("rubix.network.transfer.server.port", "-1");
     HadoopConfFile.write(conf.resolve("rubix-site.xml"), settings);
     ProcessBuilder builder = new ProcessBuilder("bash", distribution.resolve("bin/rubix-bookkeeper").toString())
         .redirectError(dir.resolve("daemon.err").toFile());

@@ -6,14 +6,9 @@ import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collections;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.service.Service;
 
@@ -21,9 +16,10 @@ import org.apache.hadoop.service.Service;
  * The ResourceManager of a YARN cluster on this machine: Hadoop's {@code MiniYARNCluster} with no
  * NodeManager of its own (in one JVM the NodeManagers' web apps would take over the
  * ResourceManager's REST API: Guice's servlet filter is a JVM-wide singleton), configured for Tez as
- * Tez's {@code MiniTezCluster} does, with ephemeral ports. The NodeManager settings (the MapReduce
- * shuffle handler as auxiliary service, no memory checks, the containers' classpath) go into the
- * yarn-site.xml it writes, for the NodeManager processes {@link MiniYarnProcess} starts next.
+ * Tez's {@code MiniTezCluster} does, with ephemeral ports. The NodeManager settings all nodes share
+ * (the MapReduce shuffle handler as auxiliary service, no memory checks, the containers' classpath)
+ * go into the yarn-site.xml it writes, for the NodeManager processes {@link MiniYarnProcess} starts
+ * next with their own addresses and directories.
  * Arguments: the work directory, the yarn-site.xml to write, a file holding the containers'
  * classpath ({@code yarn.application.classpath}). Prints {@code MINIYARN_STARTED <ResourceManager
  * web address>} once the ResourceManager runs, then runs until stdin closes.
@@ -44,16 +40,11 @@ public final class MiniYarnMain {
     conf.set("yarn.nodemanager.aux-services", "mapreduce_shuffle");
     conf.set("yarn.nodemanager.aux-services.mapreduce_shuffle.class", "org.apache.hadoop.mapred.ShuffleHandler");
     conf.setInt("mapreduce.shuffle.port", 0);
-    // the NodeManager registers under the canonical name of its address; a loopback address makes that
-    // "localhost", and Hive drops a split location "localhost" (S3A's default) as no location at all
     conf.set("yarn.nodemanager.bind-host", "0.0.0.0");
-    conf.set("yarn.nodemanager.address", siteLocalAddress().getHostAddress() + ":0");
     conf.set("yarn.nodemanager.webapp.address", "0.0.0.0:0");
     conf.set("yarn.nodemanager.localizer.address", "0.0.0.0:0");
     conf.set("yarn.nodemanager.collector-service.address", "0.0.0.0:0");
     conf.set("yarn.nodemanager.amrmproxy.address", "0.0.0.0:0");
-    conf.set("yarn.nodemanager.local-dirs", work.resolve("nm-local").toString());
-    conf.set("yarn.nodemanager.log-dirs", work.resolve("nm-logs").toString());
     conf.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
     conf.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
     conf.setInt("yarn.nodemanager.resource.memory-mb", 4096);
@@ -85,19 +76,5 @@ public final class MiniYarnMain {
     }
     cluster.stop();
     System.exit(0);
-  }
-
-  /** This machine's first non-loopback IPv4 address: what the NodeManager registers as. */
-  private static InetAddress siteLocalAddress() throws SocketException {
-    for (NetworkInterface network : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-      if (network.isUp() && !network.isLoopback()) {
-        for (InetAddress address : Collections.list(network.getInetAddresses())) {
-          if (address instanceof Inet4Address) {
-            return address;
-          }
-        }
-      }
-    }
-    throw new SocketException("No non-loopback IPv4 address on this machine for the NodeManager to register as");
   }
 }
