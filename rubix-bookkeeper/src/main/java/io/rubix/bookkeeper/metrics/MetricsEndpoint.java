@@ -19,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code GET /metrics} on the JDK's built-in HTTP server, bound to the address it is given (no
- * authentication: the port carries counters and cache directory names only). Each scrape collects the
+ * {@code GET /metrics} on the JDK's built-in HTTP server, bound to the address it is given, without
+ * authentication (what it serves: counters, levels, cache directories, rule names and table prefixes;
+ * docs/operations.md, "Metrics port"). Each scrape collects the
  * registered collectors once and writes them with the Prometheus client's writers: the Prometheus text
  * format 0.0.4 by default, OpenMetrics 1.0 when the scraper's {@code Accept} header asks for
  * {@code application/openmetrics-text}. A scraper asking for the protobuf format gets text (no protobuf

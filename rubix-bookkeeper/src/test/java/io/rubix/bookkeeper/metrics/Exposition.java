@@ -89,7 +89,6 @@ public final class Exposition {
         if (families.containsKey(current)) {
           throw new AssertionError("family declared twice: " + line);
         }
-        families.put(current, null);
         if (!Set.of("counter", "gauge", "histogram", "summary", "info", "stateset", "gaugehistogram", "unknown", "untyped").contains(m.group(2))) {
           throw new AssertionError("unknown type: " + line);
         }
