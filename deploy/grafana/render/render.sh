@@ -101,7 +101,7 @@ echo "$(date -u +%T) after the restart: objects 0-39, partly evicted"
 workload read "$ENDPOINT" "$CACHE" "$PORT" 0 40 35
 sleep 10   # the last reports and scrapes
 END=$(date +%s)
-curl -s "http://127.0.0.1:$METRICS/metrics" | grep -E '^rubix_(engines_cache_hit_bytes|engines_cache_miss_bytes|cache_evictions|cache_recovered_blocks|cache_used_bytes) ' || true
+curl -s "http://127.0.0.1:$METRICS/metrics" | grep -E '^rubix_(engines_cache_hit_bytes_total|engines_cache_miss_bytes_total|cache_evictions_total|cache_recovered_blocks|cache_used_bytes) ' || true
 echo "$(date -u +%T) workload done after $((SECONDS - began)) s; rendering $((END - START)) s of metrics"
 node "$HERE/render.mjs" --prometheus "http://127.0.0.1:$PROM_PORT" --start "$START" --end "$END" --scrape 2 \
   --dashboard "$ROOT/deploy/grafana/rubix-bookkeeper.json" --out "$OUT" --html "$WORK/dashboard.html"

@@ -3,7 +3,8 @@ package io.rubix.bookkeeper;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.bookkeeper.fetch.PeerFill;
-import io.rubix.bookkeeper.metrics.InsightSamples;
+import io.rubix.bookkeeper.metrics.DaemonMetrics;
+import io.rubix.bookkeeper.metrics.InsightMetrics;
 import io.rubix.bookkeeper.metrics.MetricsEndpoint;
 import io.rubix.bookkeeper.metrics.RuleMetrics;
 import io.rubix.bookkeeper.server.AsyncBookKeeperHandler;
@@ -117,7 +118,7 @@ public final class BookKeeper implements AutoCloseable {
       transferServer = peer.port() >= 0
           ? new TransferServer(service, config.transferBindAddress(), peer, fill == null ? null : fill.fetcher())
           : null;
-      metricsEndpoint = config.metricsPort() >= 0 ? new MetricsEndpoint(config.metricsBindAddress(), config.metricsPort(), this::samples) : null;
+      metricsEndpoint = config.metricsPort() >= 0 ? new MetricsEndpoint(config.metricsBindAddress(), config.metricsPort(), new DaemonMetrics(this::metricValues)) : null;
     } catch (IOException | RuntimeException e) {
       if (transferServer != null) {
         transferServer.close();
@@ -233,29 +234,14 @@ public final class BookKeeper implements AutoCloseable {
     }
     values.putAll(engineCounters.snapshot());
     RuleMetrics.putStats(serviceCounters.ruleUsage(), values);
-    InsightSamples.counters(insight, values);
+    InsightMetrics.counters(insight, values);
     return values;
   }
 
-  private Iterable<MetricsEndpoint.Sample> samples() {
-    List<MetricsEndpoint.Sample> samples = new ArrayList<>();
+  /** What one scrape of /metrics shows, read once. */
+  private DaemonMetrics.Values metricValues() {
     CacheInsightReport insight = service.insight();
-    stats(insight).forEach((name, value) -> {
-      if (!name.startsWith(RuleMetrics.PREFIX)) {
-        samples.add(new MetricsEndpoint.Sample(name, "", value));
-      }
-    });
-    samples.addAll(RuleMetrics.samples(service.counters().ruleUsage()));
-    samples.addAll(InsightSamples.of(insight));
-    for (CacheUsage.Disk disk : service.usage().disks()) {
-      String labels = MetricsEndpoint.labels(Map.of("dir", disk.directory()));
-      samples.add(new MetricsEndpoint.Sample("rubix_cache_disk_used_bytes", labels, disk.usedBytes()));
-    }
-    for (CacheUsage.Disk disk : service.usage().disks()) {
-      String labels = MetricsEndpoint.labels(Map.of("dir", disk.directory()));
-      samples.add(new MetricsEndpoint.Sample("rubix_cache_disk_capacity_bytes", labels, disk.capacityBytes()));
-    }
-    return samples;
+    return new DaemonMetrics.Values(stats(insight), service.usage().disks(), service.counters().ruleUsage(), insight);
   }
 
   private ObjectName registerBean() {

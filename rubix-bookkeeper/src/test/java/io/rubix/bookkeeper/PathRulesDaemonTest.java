@@ -6,6 +6,7 @@ import io.rubix.core.CacheEngine;
 import io.rubix.core.client.BookKeeperClient;
 import io.rubix.core.metadata.RuleUsage;
 import io.rubix.core.read.CachingInputStream;
+import io.rubix.bookkeeper.metrics.Exposition;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.hadoop.HasCacheEngine;
 import io.rubix.spi.ObjectVersion;
@@ -14,14 +15,9 @@ import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
 import io.rubix.testing.S3Server;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -110,7 +106,7 @@ class PathRulesDaemonTest {
       }
       assertThat(bookKeeper.service().usage().usedBytes()).isZero();
       assertThat(bookKeeper.service().usage().disks().get(0).objects()).isZero();
-      assertThat(metric(bookKeeper, "rubix_rule_excluded_requests", "")).isGreaterThanOrEqualTo(3);
+      assertThat(metric(bookKeeper, "rubix_rule_excluded_requests_total", "")).isGreaterThanOrEqualTo(3);
     }
   }
 
@@ -193,10 +189,6 @@ class PathRulesDaemonTest {
   }
 
   private static long metric(BookKeeper bookKeeper, String name, String labels) throws Exception {
-    String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bookKeeper.metricsPort() + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(name + labels) + " (\\d+)$").matcher(metrics);
-    assertThat(matcher.find()).as("%s%s in %s", name, labels, metrics).isTrue();
-    return Long.parseLong(matcher.group(1));
+    return (long) Exposition.scrape(bookKeeper.metricsPort()).value(name + labels);
   }
 }

@@ -3,19 +3,15 @@ package io.rubix.bookkeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.client.BookKeeperClient;
+import io.rubix.bookkeeper.metrics.Exposition;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.testing.S3Server;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -60,7 +56,7 @@ class ScanResistanceDaemonTest {
       s3.store().reset();
       readHotFiles(bookKeeper);
       assertThat(s3.store().gets()).as("GETs to read the hot files again").isZero();
-      assertThat(metric(bookKeeper, "rubix_cache_admission_rejections")).isPositive();
+      assertThat(metric(bookKeeper, "rubix_cache_admission_rejections_total")).isPositive();
       try (BookKeeperClient client = BookKeeperTestSupport.client(clientConf(bookKeeper.port()), BLOCK)) {
         assertThat(client.usage().admissionRejections()).isEqualTo(bookKeeper.service().counters().admissionRejections()).isPositive();
       }
@@ -75,7 +71,7 @@ class ScanResistanceDaemonTest {
       s3.store().reset();
       readHotFiles(bookKeeper);
       assertThat(s3.store().gets()).as("GETs to read the hot files again").isPositive();
-      assertThat(metric(bookKeeper, "rubix_cache_admission_rejections")).isZero();
+      assertThat(metric(bookKeeper, "rubix_cache_admission_rejections_total")).isZero();
     }
   }
 
@@ -154,10 +150,6 @@ class ScanResistanceDaemonTest {
   }
 
   private static long metric(BookKeeper bookKeeper, String name) throws Exception {
-    String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bookKeeper.metricsPort() + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    Matcher matcher = Pattern.compile("(?m)^" + name + " (\\d+)$").matcher(metrics);
-    assertThat(matcher.find()).as("%s in %s", name, metrics).isTrue();
-    return Long.parseLong(matcher.group(1));
+    return (long) Exposition.scrape(bookKeeper.metricsPort()).value(name);
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rubix.bookkeeper.cli.RubixCli;
+import io.rubix.bookkeeper.metrics.Exposition;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.spi.config.InsightKeys;
@@ -13,9 +14,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -119,17 +117,17 @@ class TableInsightDaemonTest {
       assertThat(workingSet.path("shadowHitRatio").path("2x").asDouble()).isEqualTo(0.5);
       assertThat(json.path("counters").path("rubix_working_set_bytes").asLong()).isEqualTo(total);
 
-      String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-          URI.create("http://127.0.0.1:" + bookKeeper.metricsPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+      Exposition metrics = Exposition.scrape(bookKeeper.metricsPort());
       Set<String> labels = new TreeSet<>();
-      Matcher label = Pattern.compile("table=\"([^\"]*)\"").matcher(metrics);
+      Matcher label = Pattern.compile("table=\"([^\"]*)\"").matcher(metrics.body());
       while (label.find()) {
         labels.add(label.group(1));
       }
       assertThat(labels).as("table labels: 2 entries plus other").containsExactly("other", "s3a://lake/db/items", "s3a://lake/db/orders");
-      assertThat(metrics).contains("rubix_table_cached_bytes{table=\"s3a://lake/db/orders\"} " + tableBytes.get("s3a://lake/db/orders") + "\n",
-          "rubix_working_set_bytes " + total + "\n", "rubix_shadow_hit_ratio{size=\"0.5x\"} ", "rubix_shadow_hit_ratio{size=\"2x\"} ",
-          "rubix_shadow_observed_hit_ratio ");
+      assertThat(metrics.value("rubix_table_cached_bytes{table=\"s3a://lake/db/orders\"}")).isEqualTo(tableBytes.get("s3a://lake/db/orders").doubleValue());
+      assertThat(metrics.value("rubix_working_set_bytes")).isEqualTo((double) total);
+      assertThat(metrics.series()).containsKeys("rubix_shadow_hit_ratio{size=\"0.5x\"}", "rubix_shadow_hit_ratio{size=\"2x\"}",
+          "rubix_shadow_observed_hit_ratio");
 
       Run status = rubix("status", "--port", Integer.toString(bookKeeper.port()), "-D", "rubix.cache.dirs=" + cacheDir);
       assertThat(status.exitCode()).as(status.err()).isZero();

@@ -27,7 +27,7 @@ class ShadedJarIT {
    * which names no class the JVM loads.
    */
   private static final Pattern UNRELOCATED = Pattern.compile(
-      "(?<!io/rubix/shaded/)(?<!io\\.rubix\\.shaded\\.)(?<!extend ')\\b(org[/.]apache[/.]thrift|com[/.]github[/.]benmanes|com[/.]fasterxml[/.]jackson|com[/.]google[/.]|org[/.]jspecify)");
+      "(?<!io/rubix/shaded/)(?<!io\\.rubix\\.shaded\\.)(?<!extend ')\\b(org[/.]apache[/.]thrift|com[/.]github[/.]benmanes|com[/.]fasterxml[/.]jackson|com[/.]google[/.]|org[/.]jspecify|io[/.]prometheus)");
   private static final Pattern MULTI_RELEASE = Pattern.compile("^META-INF/versions/\\d+/");
 
   private static Path jar() {

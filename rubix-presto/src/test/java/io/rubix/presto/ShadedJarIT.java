@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class ShadedJarIT {
   private static final Pattern UNRELOCATED = Pattern.compile(
-      "(?<!io/rubix/shaded/)(org/apache/thrift/|com/github/benmanes/|com/fasterxml/jackson/|com/google/common/)");
+      "(?<!io/rubix/shaded/)(org/apache/thrift/|com/github/benmanes/|com/fasterxml/jackson/|com/google/common/|io/prometheus/)");
 
   private static final Pattern AWS_SDK = Pattern.compile("(com/amazonaws/|software/amazon/)");
 
@@ -46,6 +46,7 @@ class ShadedJarIT {
     assertThat(classes).as("classes outside io/rubix/").allMatch(name -> name.startsWith("io/rubix/"));
     assertThat(classes).anyMatch(name -> name.startsWith("io/rubix/shaded/org/apache/thrift/"));
     assertThat(classes).anyMatch(name -> name.startsWith("io/rubix/shaded/com/github/benmanes/caffeine/"));
+    assertThat(classes).contains("io/rubix/shaded/io/prometheus/metrics/expositionformats/ExpositionFormats.class");
     assertThat(classes).as("test classes").noneMatch(name -> name.startsWith("io/rubix/testing/") || name.startsWith("io/rubix/presto/testing/"));
     assertThat(Files.size(jar)).as("jar size").isLessThan(16L << 20);
   }
@@ -57,7 +58,7 @@ class ShadedJarIT {
       assertThat(rubix).hasSizeGreaterThan(50);
       for (JarEntry entry : rubix) {
         String constants = new String(file.getInputStream(entry).readAllBytes(), StandardCharsets.ISO_8859_1);
-        assertThat(UNRELOCATED.matcher(constants).find()).as("%s refers to an unrelocated Thrift, Caffeine, Jackson or Guava class", entry.getName())
+        assertThat(UNRELOCATED.matcher(constants).find()).as("%s refers to an unrelocated Thrift, Caffeine, Jackson, Guava or Prometheus class", entry.getName())
             .isFalse();
       }
     }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * SLF4J or AWS SDK (the engine provides those).
  */
 class ShadedJarIT {
-  private static final Pattern UNRELOCATED = Pattern.compile("(?<!io/rubix/shaded/)(org/apache/thrift/|com/github/benmanes/|com/fasterxml/jackson/)");
+  private static final Pattern UNRELOCATED = Pattern.compile("(?<!io/rubix/shaded/)(org/apache/thrift/|com/github/benmanes/|com/fasterxml/jackson/|io/prometheus/)");
 
   @Test
   void everyClassIsRubixOrRelocated() throws IOException {
@@ -36,6 +36,9 @@ class ShadedJarIT {
     assertThat(classes).anyMatch(name -> name.startsWith("io/rubix/shaded/org/apache/thrift/"));
     assertThat(classes).anyMatch(name -> name.startsWith("io/rubix/shaded/com/github/benmanes/caffeine/"));
     assertThat(classes).contains("io/rubix/shaded/com/fasterxml/jackson/databind/ObjectMapper.class");
+    // the executor's BookKeeper writes /metrics with the Prometheus client, relocated so an engine's own client is not touched
+    assertThat(classes).contains("io/rubix/shaded/io/prometheus/metrics/expositionformats/ExpositionFormats.class",
+        "io/rubix/shaded/io/prometheus/metrics/model/registry/MultiCollector.class");
     assertThat(classes).as("test classes").noneMatch(name -> name.startsWith("io/rubix/testing/"));
     assertThat(Files.size(jar)).as("jar size").isLessThan(16L << 20);
   }
@@ -45,11 +48,12 @@ class ShadedJarIT {
     Path jar = Path.of(System.getProperty("rubix.spark.jar"));
     try (JarFile file = new JarFile(jar.toFile())) {
       for (String name : List.of("io/rubix/core/client/BookKeeperClient.class", "io/rubix/core/CacheEngine.class",
-          "io/rubix/bookkeeper/BookKeeper.class", "io/rubix/core/cluster/rest/RestHttp.class")) {
+          "io/rubix/bookkeeper/BookKeeper.class", "io/rubix/core/cluster/rest/RestHttp.class",
+          "io/rubix/bookkeeper/metrics/MetricsEndpoint.class", "io/rubix/bookkeeper/metrics/DaemonMetrics.class")) {
         JarEntry entry = file.getJarEntry(name);
         assertThat(entry).as(name).isNotNull();
         String constants = new String(file.getInputStream(entry).readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
-        assertThat(UNRELOCATED.matcher(constants).find()).as("%s refers to an unrelocated Thrift, Caffeine or Jackson class", name).isFalse();
+        assertThat(UNRELOCATED.matcher(constants).find()).as("%s refers to an unrelocated Thrift, Caffeine, Jackson or Prometheus class", name).isFalse();
       }
     }
   }

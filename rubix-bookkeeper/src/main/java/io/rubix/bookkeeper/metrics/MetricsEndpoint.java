@@ -1,30 +1,53 @@
 package io.rubix.bookkeeper.metrics;
 
+import static java.util.Objects.requireNonNull;
+
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.config.PrometheusProperties;
+import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.Map;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** A Prometheus text-format endpoint ({@code GET /metrics}) on the JDK's built-in HTTP server. */
+/**
+ * {@code GET /metrics} on the JDK's built-in HTTP server, bound to the address it is given, without
+ * authentication (what it serves: counters, levels, cache directories, rule names and table prefixes;
+ * docs/operations.md, "Metrics port"). Each scrape collects the
+ * registered collectors once and writes them with the Prometheus client's writers: the Prometheus text
+ * format 0.0.4 by default, OpenMetrics 1.0 when the scraper's {@code Accept} header asks for
+ * {@code application/openmetrics-text}. A scraper asking for the protobuf format gets text (no protobuf
+ * writer is bundled).
+ *
+ * <p>Threads: one daemon thread serves the requests, one at a time.
+ */
 public final class MetricsEndpoint implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MetricsEndpoint.class);
+
   private final HttpServer server;
+  private final ExecutorService executor;
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  /** The writers with the library's defaults, not read from system properties or prometheus.properties. */
+  private final ExpositionFormats formats = ExpositionFormats.init(PrometheusProperties.builder().build());
 
-  /** One sample: a metric name, its labels rendered as {@code {k="v"}} or empty, and a value. */
-  public record Sample(String name, String labels, double value) {}
-
-  public MetricsEndpoint(String bindAddress, int port, Supplier<Iterable<Sample>> samples) throws IOException {
+  public MetricsEndpoint(String bindAddress, int port, MultiCollector collector) throws IOException {
+    registry.register(requireNonNull(collector, "collector is null"));
     server = HttpServer.create(new InetSocketAddress(bindAddress, port), 16);
-    server.setExecutor(Executors.newSingleThreadExecutor(r -> {
+    executor = Executors.newSingleThreadExecutor(r -> {
       Thread thread = new Thread(r, "rubix-metrics");
       thread.setDaemon(true);
       return thread;
-    }));
-    server.createContext("/metrics", exchange -> respond(exchange, samples));
+    });
+    server.setExecutor(executor);
+    server.createContext("/metrics", this::respond);
     server.start();
   }
 
@@ -32,48 +55,38 @@ public final class MetricsEndpoint implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
-  private static void respond(HttpExchange exchange, Supplier<Iterable<Sample>> samples) throws IOException {
+  private void respond(HttpExchange exchange) throws IOException {
     try (exchange) {
       if (!"GET".equals(exchange.getRequestMethod())) {
         exchange.sendResponseHeaders(405, -1);
         return;
       }
-      StringBuilder text = new StringBuilder();
-      String previous = null;
-      for (Sample sample : samples.get()) {
-        if (!sample.name().equals(previous)) {
-          text.append("# TYPE ").append(sample.name()).append(' ').append(sample.name().endsWith("_bytes") && !sample.name().contains("total")
-              ? "gauge" : "untyped").append('\n');
-          previous = sample.name();
-        }
-        text.append(sample.name()).append(sample.labels()).append(' ').append(format(sample.value())).append('\n');
+      ExpositionFormatWriter writer = writerFor(exchange.getRequestHeaders().getFirst("Accept"));
+      ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
+      try {
+        writer.write(body, registry.scrape());
+      } catch (RuntimeException e) {
+        LOG.warn("Collecting the metrics for {} failed", exchange.getRemoteAddress(), e);
+        exchange.sendResponseHeaders(500, -1);
+        return;
       }
-      byte[] body = text.toString().getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseHeaders().set("Content-Type", writer.getContentType());
+      exchange.sendResponseHeaders(200, body.size());
       try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
+        body.writeTo(out);
       }
     }
   }
 
-  private static String format(double value) {
-    return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
-  }
-
-  /** Renders {@code {key="value"}} with Prometheus escaping. */
-  public static String labels(Map<String, String> labels) {
-    if (labels.isEmpty()) {
-      return "";
-    }
-    StringBuilder text = new StringBuilder("{");
-    labels.forEach((k, v) -> text.append(text.length() > 1 ? "," : "").append(k).append("=\"")
-        .append(v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")).append('"'));
-    return text.append('}').toString();
+  /** The library's choice for {@code accept}, or the Prometheus text format when that choice is not available (protobuf). */
+  ExpositionFormatWriter writerFor(String accept) {
+    ExpositionFormatWriter writer = formats.findWriter(accept);
+    return writer.isAvailable() ? writer : formats.getPrometheusTextFormatWriter();
   }
 
   @Override
   public void close() {
     server.stop(0);
+    executor.shutdownNow();
   }
 }

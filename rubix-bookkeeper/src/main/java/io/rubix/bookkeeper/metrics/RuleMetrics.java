@@ -1,29 +1,34 @@
 package io.rubix.bookkeeper.metrics;
 
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.rubix.core.metadata.RuleUsage;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 
 /**
  * The use of each path rule with a quota, as entries of the daemon's stats map
  * ({@code rule.<name>.used_bytes}, ...: what {@code rubix stats} and {@code rubix status} read) and as
- * Prometheus samples labeled by rule ({@code rubix_rule_used_bytes{rule="<name>"}}). Rules are
- * configured, so the label's values are bounded.
+ * metrics labelled by rule ({@code rubix_rule_used_bytes{rule="<name>"}}). Rules are configured, so the
+ * label's values are bounded.
  */
 public final class RuleMetrics {
   /** Prefix of the stats map's per-rule keys. */
   public static final String PREFIX = "rule.";
 
-  private record Metric(String suffix, ToLongFunction<RuleUsage> value) {}
+  private record Metric(String suffix, Family family, ToLongFunction<RuleUsage> value) {}
 
   private static final List<Metric> METRICS = List.of(
-      new Metric("quota_bytes", RuleUsage::quotaBytes),
-      new Metric("used_bytes", RuleUsage::usedBytes),
-      new Metric("objects", RuleUsage::objects),
-      new Metric("evictions", RuleUsage::evictions),
-      new Metric("denials", RuleUsage::denials));
+      new Metric("quota_bytes", Family.gauge("rubix_rule_quota_bytes", "The rule's quota."), RuleUsage::quotaBytes),
+      new Metric("used_bytes", Family.gauge("rubix_rule_used_bytes", "Bytes charged to the rule's objects against its quota."),
+          RuleUsage::usedBytes),
+      new Metric("objects", Family.gauge("rubix_rule_objects", "Cached object versions of the rule."), RuleUsage::objects),
+      new Metric("evictions", Family.counter("rubix_rule_evictions", "Object versions evicted to keep the rule within its quota."),
+          RuleUsage::evictions),
+      new Metric("denials", Family.counter("rubix_rule_denials", "Blocks and new objects of the rule refused because evicting was not enough."),
+          RuleUsage::denials));
 
   private RuleMetrics() {}
 
@@ -36,15 +41,17 @@ public final class RuleMetrics {
     }
   }
 
-  /** One {@code rubix_rule_<metric>} sample per rule and metric, grouped by metric. */
-  public static List<MetricsEndpoint.Sample> samples(List<RuleUsage> rules) {
-    List<MetricsEndpoint.Sample> samples = new ArrayList<>();
-    for (Metric metric : METRICS) {
-      for (RuleUsage rule : rules) {
-        samples.add(new MetricsEndpoint.Sample("rubix_rule_" + metric.suffix(), MetricsEndpoint.labels(Map.of("rule", rule.rule())),
-            metric.value().applyAsLong(rule)));
-      }
+  /** One family per metric with a value per rule; none without rules. */
+  static void snapshots(List<RuleUsage> rules, Consumer<MetricSnapshot> out) {
+    if (rules.isEmpty()) {
+      return;
     }
-    return samples;
+    for (Metric metric : METRICS) {
+      Family.Points points = metric.family().points();
+      for (RuleUsage rule : rules) {
+        points.add(Labels.of("rule", rule.rule()), metric.value().applyAsLong(rule));
+      }
+      out.accept(points.snapshot());
+    }
   }
 }

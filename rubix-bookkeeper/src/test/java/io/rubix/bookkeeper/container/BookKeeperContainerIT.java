@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rubix.bookkeeper.BookKeeperTestSupport;
+import io.rubix.bookkeeper.metrics.Exposition;
 import io.rubix.hadoop.CachingS3AFileSystem;
 import io.rubix.spi.config.CacheKeys;
 import io.rubix.testing.S3Server;
@@ -11,16 +12,11 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -40,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
 class BookKeeperContainerIT {
   private static final String IMAGE = "localhost/rubix-bookkeeper:it";
   private static final Duration HEALTH_DEADLINE = Duration.ofSeconds(120);
-  private static final Pattern RECOVERED = Pattern.compile("(?m)^rubix_cache_recovered_blocks (\\d+)$");
 
   @TempDir(cleanup = CleanupMode.ON_SUCCESS)
   Path work;
@@ -100,7 +95,7 @@ class BookKeeperContainerIT {
         assertThat(read(conf, path, data.length)).isEqualTo(data);
         assertThat(s3.store().gets()).as("GETs of the warm read").isZero();
         assertThat(s3.store().bytesServed()).as("bytes from S3 of the warm read").isZero();
-        assertThat(metrics(metricsPort)).contains("rubix_cache_used_bytes " + (3 * 1024 * 1024 + 4096 + 4096));
+        assertThat(Exposition.scrape(metricsPort).value("rubix_cache_used_bytes")).isEqualTo(3 * 1024 * 1024 + 4096 + 4096);
 
         podman.exec(Duration.ofSeconds(30), "kill", "-s", "KILL", name).requireSuccess(List.of("kill", name));
         Podman.Result exited = podman.exec(Duration.ofSeconds(30), "wait", name);
@@ -111,9 +106,7 @@ class BookKeeperContainerIT {
         podman.runDetached(name, runArgs, IMAGE);
         awaitHealthy(podman, name);
         System.out.printf("CONTAINER_IT healthy %d ms after the new container was started%n", Duration.ofNanos(System.nanoTime() - restart).toMillis());
-        Matcher recovered = RECOVERED.matcher(metrics(metricsPort));
-        assertThat(recovered.find()).isTrue();
-        assertThat(Long.parseLong(recovered.group(1))).as("blocks recovered from the journal").isEqualTo(13);
+        assertThat(Exposition.scrape(metricsPort).value("rubix_cache_recovered_blocks")).as("blocks recovered from the journal").isEqualTo(13);
         s3.store().reset();
         assertThat(read(conf, path, data.length)).isEqualTo(data);
         assertThat(s3.store().gets()).as("GETs after kill -9 and a new container").isZero();
@@ -152,11 +145,6 @@ class BookKeeperContainerIT {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
-  }
-
-  private static String metrics(int port) throws IOException, InterruptedException {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
   }
 
   private static byte[] write(Configuration conf, String path, int size) throws IOException {

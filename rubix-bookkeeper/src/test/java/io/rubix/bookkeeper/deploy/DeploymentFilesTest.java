@@ -9,12 +9,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.rubix.bookkeeper.BookKeeper;
 import io.rubix.bookkeeper.BookKeeperConfig;
 import io.rubix.bookkeeper.BookKeeperTestSupport;
+import io.rubix.bookkeeper.metrics.Exposition;
 import java.io.IOException;
 import java.io.StringReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +40,7 @@ import org.yaml.snakeyaml.Yaml;
  * Keeps docker/ and deploy/ true to the code and docs/configuration.md: every file parses, every
  * {@code rubix.*} key they set is documented, the ports they publish are the documented defaults, the
  * Kubernetes objects refer to each other and to RubiX's settings as they must, and the Grafana dashboard
- * queries only metrics a running BookKeeper exports. Whether each Kubernetes object is valid for its
+ * queries only metrics a running BookKeeper exports, rates of counters only. Whether each Kubernetes object is valid for its
  * kind (field types, unknown and required fields) is checked against the Kubernetes OpenAPI schemas by
  * deploy/kubernetes/validate/, which .ci/run runs before the build.
  */
@@ -59,6 +56,8 @@ class DeploymentFilesTest {
   private static final Map<String, String> API_VERSIONS = Map.of("Namespace", "v1", "ConfigMap", "v1", "Pod", "v1",
       "DaemonSet", "apps/v1", "Deployment", "apps/v1", "PodDisruptionBudget", "policy/v1");
   private static final Pattern METRIC = Pattern.compile("\\b(rubix_[a-z0-9_]+)\\b");
+  /** A metric read through rate() or increase(), with or without a label selector. */
+  private static final Pattern RATE = Pattern.compile("\\b(?:rate|irate|increase)\\((rubix_[a-z0-9_]+)");
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -384,17 +383,19 @@ class DeploymentFilesTest {
     });
     assertThat(queried).as("metrics the dashboard queries").hasSizeGreaterThan(10);
 
-    Set<String> exported = new TreeSet<>();
+    Map<String, Exposition.Family> exported;
     try (BookKeeper bookKeeper = BookKeeper.start(BookKeeperConfig.from(BookKeeperTestSupport.daemonConf(cacheDir)))) {
-      String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bookKeeper.metricsPort() + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      for (String line : text.split("\n")) {
-        if (!line.startsWith("#") && !line.isBlank()) {
-          exported.add(line.split("[{ ]", 2)[0]);
-        }
-      }
+      exported = Exposition.scrape(bookKeeper.metricsPort()).families();
     }
-    assertThat(exported).contains("rubix_cache_disk_used_bytes", "rubix_cache_evictions");
-    assertThat(exported).as("metrics a running BookKeeper exports").containsAll(queried);
+    assertThat(exported).containsKeys("rubix_cache_disk_used_bytes", "rubix_cache_evictions_total");
+    // rate() and increase() only over counters, and no counter read as a level
+    Stream.concat(json.findValues("expr").stream(), json.findValues("definition").stream()).forEach(expr -> {
+      Matcher rate = RATE.matcher(expr.asText());
+      while (rate.find()) {
+        assertThat(exported.get(rate.group(1))).as("%s in %s", rate.group(1), expr.asText()).isNotNull()
+            .extracting(Exposition.Family::type).isEqualTo("counter");
+      }
+    });
+    assertThat(exported.keySet()).as("metrics a running BookKeeper exports").containsAll(queried);
   }
 }

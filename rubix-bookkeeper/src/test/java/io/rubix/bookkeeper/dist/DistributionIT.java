@@ -3,13 +3,10 @@ package io.rubix.bookkeeper.dist;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rubix.bookkeeper.metrics.Exposition;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -64,9 +61,8 @@ class DistributionIT {
       assertThat(bad.exitCode()).isEqualTo(2);
       assertThat(bad.err()).contains("Usage: rubix status");
 
-      String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + started.group(2) + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      assertThat(metrics).contains("rubix_cache_capacity_bytes " + (64 << 20));
+      // the distribution's lib/ holds the Prometheus client the daemon writes /metrics with
+      assertThat(Exposition.scrape(Integer.parseInt(started.group(2))).value("rubix_cache_capacity_bytes")).isEqualTo(64 << 20);
 
       int mode = (Integer) Files.getAttribute(cache.resolve("bookkeeper"), "unix:mode");
       assertThat(mode & 07777).as("cache root mode %s", Integer.toOctalString(mode)).isEqualTo(02770);

@@ -170,7 +170,7 @@ class SparkClusterIT {
     String figures(String pass) {
       return String.format("%1$sGets=%2$d %1$sS3Bytes=%3$d %1$sScanTasks=%4$d %1$sNodeLocal=%5$d %1$sInputBytes=%6$d "
           + "%1$sPeerBytes=%7$d %1$sHitBytes=%11$d %1$sLocalByteShare=%8$.3f %1$sDriverPeerBytes=%9$d %1$sTransferBytes=%10$d", pass, s3.gets(), s3.bytes(),
-          scanTasks, nodeLocal, inputBytes, peerBytes, localByteShare(), driverPeerBytes, delta("rubix_transfer_bytes_served"), executor(CacheCounter.HIT_BYTES));
+          scanTasks, nodeLocal, inputBytes, peerBytes, localByteShare(), driverPeerBytes, delta("rubix_transfer_served_bytes_total"), executor(CacheCounter.HIT_BYTES));
     }
 
     long executor(CacheCounter counter) {
