@@ -108,17 +108,7 @@ public class CachingFileSystem extends FilterFileSystem implements HasCacheEngin
    */
   @Override
   public FileStatus getFileStatus(Path path) throws IOException {
-    if (support == null) {
-      return super.getFileStatus(path);
-    }
-    Path qualified = makeQualified(path);
-    FileStatus known = support.knownStatus(qualified);
-    if (known != null) {
-      return known;
-    }
-    FileStatus status = super.getFileStatus(path);
-    support.statusSeen(qualified, status);
-    return status;
+    return support == null ? super.getFileStatus(path) : support.fileStatus(makeQualified(path), () -> super.getFileStatus(path));
   }
 
   @Override

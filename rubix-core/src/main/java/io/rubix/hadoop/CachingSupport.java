@@ -258,9 +258,24 @@ final class CachingSupport implements Closeable {
     return tracker.known(path);
   }
 
-  /** Keeps {@code status}, the source's answer for file {@code path}, where its freshness trusts statuses (ttl, immutable), as an open's. */
-  void statusSeen(Path path, FileStatus status) {
+  /** The source's answer to {@code getFileStatus}. */
+  @FunctionalInterface
+  interface SourceStatus {
+    FileStatus get() throws IOException;
+  }
+
+  /**
+   * {@code getFileStatus} of {@code path}: the status an open would trust now ({@link #knownStatus}),
+   * else the source's, kept where the path's freshness trusts statuses (ttl, immutable) as an open's.
+   */
+  FileStatus fileStatus(Path path, SourceStatus source) throws IOException {
+    FileStatus known = tracker.known(path);
+    if (known != null) {
+      return known;
+    }
+    FileStatus status = source.get();
     tracker.seen(path, status);
+    return status;
   }
 
   /** Called after {@code path} (a file, or a directory and all under it) was written, renamed or deleted through the file system. */
