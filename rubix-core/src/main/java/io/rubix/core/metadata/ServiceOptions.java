@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.CacheRules;
+import io.rubix.core.config.ConfigReader;
 import io.rubix.core.config.EvictionPolicy;
 import io.rubix.core.config.InsightConfig;
 import io.rubix.core.metadata.journal.MetadataJournal;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.apache.hadoop.conf.Configuration;
 
 /**
  * How an {@link InProcessMetadataService} is set up: its cache roots and their caps, and everything
@@ -38,7 +40,8 @@ public record ServiceOptions(int blockSize, List<Path> roots, List<Long> capacit
   /** {@code rubix.cache.max.objects} when the caller does not say. */
   public static final long DEFAULT_MAX_OBJECTS = Long.parseLong(CacheKeys.MAX_OBJECTS.defaultValue());
   /** {@code rubix.cache.lease.timeout} when the caller does not say. */
-  public static final Duration DEFAULT_LEASE_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_LEASE_TIMEOUT =
+      new ConfigReader(new Configuration(false)).getDuration(CacheKeys.LEASE_TIMEOUT, Duration.ZERO);
 
   public ServiceOptions {
     if (blockSize <= 0) {

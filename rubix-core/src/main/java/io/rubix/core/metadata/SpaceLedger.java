@@ -34,10 +34,6 @@ final class SpaceLedger {
   private final LongSupplier nanoClock;
   private final EvictionOrder order;
 
-  SpaceLedger(List<Path> roots, List<Long> capacities, LongSupplier nanoClock) {
-    this(roots, capacities, nanoClock, EvictionPolicy.LRU);
-  }
-
   /** A ledger evicting by {@code policy}. */
   SpaceLedger(List<Path> roots, List<Long> capacities, LongSupplier nanoClock, EvictionPolicy policy) {
     if (roots.size() != capacities.size()) {
