@@ -44,7 +44,7 @@ public final class DaemonMetrics implements MultiCollector {
     for (StatsFamilies.Entry entry : StatsFamilies.all()) {
       Long value = now.stats().get(entry.key());
       if (value != null) {
-        out.metricSnapshot(entry.family().snapshot(value * entry.scale()));
+        out.metricSnapshot(entry.family().snapshot(value / entry.divisor()));
       }
     }
     Family.Points used = DISK_USED.points();

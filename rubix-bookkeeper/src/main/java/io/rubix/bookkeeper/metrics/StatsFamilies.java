@@ -18,8 +18,11 @@ import java.util.Map;
  * (a test keeps every key of a running daemon covered).
  */
 final class StatsFamilies {
-  /** One stats-map key, its family, and the factor from the map's value to the metric's (milliseconds to seconds). */
-  record Entry(String key, Family family, double scale) {
+  /**
+   * One stats-map key, its family, and what the map's value is divided by to give the metric's (1000:
+   * milliseconds to seconds; a division, so the seconds are the correctly rounded quotient).
+   */
+  record Entry(String key, Family family, double divisor) {
     Entry {
       requireNonNull(key, "key is null");
       requireNonNull(family, "family is null");
@@ -62,7 +65,7 @@ final class StatsFamilies {
     counter(entries, "rubix_cache_refused_commit_blocks", "Blocks not published because their bytes on disk did not match the CRC32C their writer claimed.");
     counter(entries, "rubix_rule_excluded_requests", "Grants refused for paths an exclude rule names.");
     add(entries, "rubix_bookkeeper_started_at_millis",
-        Family.gauge("rubix_bookkeeper_start_time_seconds", "When the daemon started, in seconds since the Unix epoch."), 0.001);
+        Family.gauge("rubix_bookkeeper_start_time_seconds", "When the daemon started, in seconds since the Unix epoch."), 1000);
     // the transfer port
     counter(entries, "rubix_transfer_requests", "Block requests from peers served on the transfer port.");
     add(entries, "rubix_transfer_bytes_served", Family.counter("rubix_transfer_served_bytes", "Bytes of cached blocks sent to peers."), 1);
@@ -98,8 +101,8 @@ final class StatsFamilies {
     add(entries, key, Family.gauge(key, help), 1);
   }
 
-  private static void add(Map<String, Entry> entries, String key, Family family, double scale) {
-    if (entries.put(key, new Entry(key, family, scale)) != null) {
+  private static void add(Map<String, Entry> entries, String key, Family family, double divisor) {
+    if (entries.put(key, new Entry(key, family, divisor)) != null) {
       throw new IllegalStateException("Stats key " + key + " declared twice");
     }
   }
