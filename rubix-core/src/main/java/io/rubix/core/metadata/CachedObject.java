@@ -1,5 +1,7 @@
 package io.rubix.core.metadata;
 
+import io.rubix.core.metadata.eviction.Resident;
+import io.rubix.core.metadata.eviction.Segment;
 import io.rubix.spi.ObjectVersion;
 import java.nio.file.Path;
 import java.util.BitSet;
@@ -11,7 +13,7 @@ import java.util.Map;
  * may have bytes on disk (and so are charged against the disk's cap), and which are being fetched.
  * Not thread-safe: guarded by the owning service's lock.
  */
-final class CachedObject {
+final class CachedObject implements Resident {
   final ObjectVersion version;
   final int disk;
   final Path dataFile;
@@ -40,7 +42,7 @@ final class CachedObject {
   boolean useUnsaved;
   /** The quota of the path rule it is charged to, or null when its rule has none (set before it is charged). */
   RuleSpace rule;
-  /** Where it is in its disk's eviction order (see {@link DiskSpace}); set before it is created. */
+  /** Where it is in its disk's eviction order (see {@link io.rubix.core.metadata.eviction.Segments}); set before it is created. */
   Segment segment = Segment.PROBATION;
   /** TinyLFU: the first block of the read of this object seen most often recently, whose frequency is the object's. */
   int hotBlock;
@@ -66,7 +68,38 @@ final class CachedObject {
     return bytes;
   }
 
-  boolean pinned() {
+  @Override
+  public boolean pinned() {
     return !inFlight.isEmpty();
+  }
+
+  @Override
+  public ObjectVersion version() {
+    return version;
+  }
+
+  @Override
+  public long chargedBytes() {
+    return chargedBytes;
+  }
+
+  @Override
+  public Segment segment() {
+    return segment;
+  }
+
+  @Override
+  public void segment(Segment segment) {
+    this.segment = segment;
+  }
+
+  @Override
+  public int hotBlock() {
+    return hotBlock;
+  }
+
+  @Override
+  public void hotBlock(int block) {
+    this.hotBlock = block;
   }
 }

@@ -1,6 +1,7 @@
 package io.rubix.core.metadata;
 
 import io.rubix.core.insight.CacheInsight;
+import io.rubix.core.metadata.eviction.Eviction;
 import io.rubix.spi.ObjectVersion;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -102,13 +103,13 @@ final class ObjectTable {
    */
   boolean reserve(DiskSpace disk, CachedObject requester, long length, List<CachedObject> evicted) {
     RuleSpace rule = requester == null ? null : requester.rule;
-    Eviction forQuota = rule == null ? Eviction.NONE : space.quotaVictims(requester, length, evicted);
+    Eviction<CachedObject> forQuota = rule == null ? Eviction.none() : space.quotaVictims(requester, length, evicted);
     if (!forQuota.fits()) {
       rule.denials++;
       return false;
     }
     // the disk decides before anything is evicted for the quota: a grant it refuses evicts nothing
-    Eviction eviction = space.victims(disk, requester, length, evicted, forQuota.victims());
+    Eviction<CachedObject> eviction = space.victims(disk, requester, length, evicted, forQuota.victims());
     if (!eviction.fits()) {
       if (eviction.rejected()) {
         admissionRejections++;
@@ -128,7 +129,7 @@ final class ObjectTable {
   }
 
   /** Evicts the objects {@code eviction} names to keep {@code rule} within its quota; false (counted) when they are not enough. */
-  boolean evictForQuota(Eviction eviction, RuleSpace rule, List<CachedObject> evicted) {
+  boolean evictForQuota(Eviction<CachedObject> eviction, RuleSpace rule, List<CachedObject> evicted) {
     if (!eviction.fits()) {
       rule.denials++;
       return false;

@@ -3,6 +3,10 @@ package io.rubix.core.metadata;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.EvictionPolicy;
+import io.rubix.core.metadata.eviction.Eviction;
+import io.rubix.core.metadata.eviction.EvictionOrder;
+import io.rubix.core.metadata.eviction.Segment;
+import io.rubix.core.metadata.eviction.Segments;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.CacheUsage;
 import java.nio.file.Path;
@@ -15,7 +19,7 @@ import java.util.function.LongSupplier;
 
 /**
  * What a metadata service charges against each disk's cap and each rule's quota. Which objects a
- * disk evicts is its {@link EvictionOrder}'s choice ({@link LruOrder}, {@link TinyLfuOrder}); the
+ * disk evicts is its {@link EvictionOrder}'s choice (LRU or W-TinyLFU, package {@code eviction}); the
  * ledger counts what they free.
  *
  * <p>Space is charged when a block is granted, before any byte is written, and given back only once
@@ -32,7 +36,7 @@ final class SpaceLedger {
   private final List<DiskSpace> disks = new ArrayList<>();
   private final FencedWrites fencedWrites = new FencedWrites(this::giveBack);
   private final LongSupplier nanoClock;
-  private final EvictionOrder order;
+  private final EvictionOrder<CachedObject> order;
 
   /** A ledger evicting by {@code policy}. */
   SpaceLedger(List<Path> roots, List<Long> capacities, LongSupplier nanoClock, EvictionPolicy policy) {
@@ -42,7 +46,7 @@ final class SpaceLedger {
     this.order = EvictionOrder.of(requireNonNull(policy, "policy is null"));
     for (int i = 0; i < roots.size(); i++) {
       DiskSpace disk = new DiskSpace(roots.get(i), capacities.get(i));
-      order.sized(disk);
+      order.sized(disk.segments);
       disks.add(disk);
     }
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
@@ -120,7 +124,7 @@ final class SpaceLedger {
 
   /** {@code object} was read from {@code block}: last in LRU order; under TinyLFU, to protected if it is in probation and holds that block. */
   void touch(CachedObject object, int block) {
-    diskOf(object).touch(object, object.published.get(block), order.segmented());
+    diskOf(object).segments.touch(object, object.published.get(block), order.segmented());
     if (object.rule != null) {
       object.rule.lru.get(object.version);
     }
@@ -131,7 +135,11 @@ final class SpaceLedger {
    * the {@link EvictionOrder}, which at the end of each sample may resize every disk's window.
    */
   void read(long hitBytes, long bytes) {
-    order.read(hitBytes, bytes, objectCount(), disks);
+    List<Segments<CachedObject>> segments = new ArrayList<>(disks.size());
+    for (DiskSpace disk : disks) {
+      segments.add(disk.segments);
+    }
+    order.read(hitBytes, bytes, objectCount(), segments);
   }
 
   /** Whether the policy adapts to the hit ratio {@linkplain #read reads} get (TinyLFU). */
@@ -185,9 +193,10 @@ final class SpaceLedger {
    * what grantees may still be writing; so does the space of {@code evicting}, objects the caller will
    * evict with these if they fit (for a rule's quota), which are never picked again.
    */
-  Eviction victims(DiskSpace disk, CachedObject requester, long length, Collection<CachedObject> evicted, Collection<CachedObject> evicting) {
+  Eviction<CachedObject> victims(DiskSpace disk, CachedObject requester, long length, Collection<CachedObject> evicted,
+      Collection<CachedObject> evicting) {
     if (length > disk.capacityBytes) {
-      return Eviction.NO_ROOM;
+      return Eviction.noRoom();
     }
     long freed = 0;
     for (CachedObject victim : evicted) {
@@ -200,7 +209,7 @@ final class SpaceLedger {
         freed += freeableCharge(victim);
       }
     }
-    return order.victims(disk, requester, length, freed, evicting, this::freeableCharge);
+    return order.victims(disk.segments, disk.usedBytes - freed, requester, length, evicting, this::freeableCharge);
   }
 
   /**
@@ -209,17 +218,17 @@ final class SpaceLedger {
    * like {@link #victims}: space of the objects in {@code evicted} as free except what grantees may
    * still be writing, space of objects other calls dropped as used until their files are truncated.
    */
-  Eviction quotaVictims(CachedObject requester, long length, Collection<CachedObject> evicted) {
+  Eviction<CachedObject> quotaVictims(CachedObject requester, long length, Collection<CachedObject> evicted) {
     return quotaVictims(requester.rule, requester, length, evicted);
   }
 
   /** {@link #quotaVictims(CachedObject, long, Collection)} for {@code rule} and a {@code requester} that may be null (a recovery within the quota). */
-  Eviction quotaVictims(RuleSpace rule, CachedObject requester, long length, Collection<CachedObject> evicted) {
+  Eviction<CachedObject> quotaVictims(RuleSpace rule, CachedObject requester, long length, Collection<CachedObject> evicted) {
     if (rule == null) {
-      return Eviction.NONE;
+      return Eviction.none();
     }
     if (length > rule.quotaBytes) {
-      return Eviction.NO_ROOM;
+      return Eviction.noRoom();
     }
     long freed = 0;
     for (CachedObject victim : evicted) {
@@ -236,7 +245,7 @@ final class SpaceLedger {
         freed += freeableCharge(candidate);
       }
     }
-    return rule.usedBytes - freed + length > rule.quotaBytes ? Eviction.NO_ROOM : new Eviction(victims, false);
+    return rule.usedBytes - freed + length > rule.quotaBytes ? Eviction.noRoom() : new Eviction<>(victims, false);
   }
 
   /**

@@ -3,6 +3,9 @@ package io.rubix.core.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.config.EvictionPolicy;
+import io.rubix.core.metadata.eviction.HillClimber;
+import io.rubix.core.metadata.eviction.Segment;
+import io.rubix.core.metadata.eviction.Segments;
 import io.rubix.spi.ObjectVersion;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +32,7 @@ class SegmentedDiskTest {
   void newObjectsEnterTheWindowAndTheOldestMoveOnToProbationWhenItIsFull() {
     // 100 units: the initial window (1 %) holds one one-block object
     SpaceLedger ledger = new SpaceLedger(List.of(root), List.of(100 * UNIT), () -> 0L, EvictionPolicy.TINYLFU);
-    DiskSpace disk = ledger.disk(0);
+    Segments<CachedObject> disk = ledger.disk(0).segments;
     assertThat(disk.windowCapacity()).isEqualTo(UNIT);
 
     CachedObject first = cache(ledger, "first");
@@ -47,7 +50,7 @@ class SegmentedDiskTest {
   void aProbationObjectReadAgainIsProtectedAndProtectedOverflowGoesBackToProbation() {
     // the window takes 1 unit of 100; protected 80 % of the other 99
     SpaceLedger ledger = new SpaceLedger(List.of(root), List.of(100 * UNIT), () -> 0L, EvictionPolicy.TINYLFU);
-    DiskSpace disk = ledger.disk(0);
+    Segments<CachedObject> disk = ledger.disk(0).segments;
     long protectedUnits = disk.protectedCapacity() / UNIT;
     assertThat(protectedUnits).isEqualTo(79);
     for (int i = 0; i <= protectedUnits + 1; i++) {
@@ -79,19 +82,19 @@ class SegmentedDiskTest {
   @Test
   void aHillClimberSampleResizesTheWindowAndProtected() {
     SpaceLedger ledger = new SpaceLedger(List.of(root), List.of(100 * UNIT), () -> 0L, EvictionPolicy.TINYLFU);
-    DiskSpace disk = ledger.disk(0);
+    Segments<CachedObject> disk = ledger.disk(0).segments;
     for (int i = 0; i < 10 * HillClimber.MIN_SAMPLE_OBJECTS; i++) {
       ledger.read(BLOCK, BLOCK);
     }
     assertThat(ledger.windowShare()).isGreaterThan(HillClimber.INITIAL_WINDOW);
     assertThat(disk.windowCapacity()).isEqualTo((long) (100 * UNIT * ledger.windowShare()));
-    assertThat(disk.protectedCapacity()).isEqualTo((long) ((100 * UNIT - disk.windowCapacity()) * DiskSpace.PROTECTED_SHARE));
+    assertThat(disk.protectedCapacity()).isEqualTo((long) ((100 * UNIT - disk.windowCapacity()) * Segments.PROTECTED_SHARE));
   }
 
   @Test
   void underLruEveryObjectIsInOneListAndNothingIsProtected() {
     SpaceLedger ledger = new SpaceLedger(List.of(root), List.of(100 * UNIT), () -> 0L, EvictionPolicy.LRU);
-    DiskSpace disk = ledger.disk(0);
+    Segments<CachedObject> disk = ledger.disk(0).segments;
     CachedObject first = cache(ledger, "first");
     CachedObject second = cache(ledger, "second");
     ledger.touch(first, 0);

@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.eviction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.eviction;
 
 import io.rubix.spi.ObjectVersion;
 
@@ -10,7 +10,7 @@ import io.rubix.spi.ObjectVersion;
  * version and first block (the block the reader is at). A one-pass scan so counts about once per
  * block it reads however large the object is, while data read again and again counts once per read.
  * An object's frequency is that of the first block its readers start at most often
- * ({@link CachedObject#hotBlock}), re-estimated whenever asked, so it fades as the sketch ages.
+ * ({@link Resident#hotBlock}), re-estimated whenever asked, so it fades as the sketch ages.
  *
  * <p>The sketch is sized for the objects cached, as TinyLFU sizes it for a cache's entries, so that
  * it ages (halves its counts) after about ten reads per cached object: it starts small and is
@@ -30,21 +30,21 @@ final class AccessFrequencies {
   }
 
   /** A read of {@code version} starting at {@code block}; {@code object} is its cached object, or null. */
-  void record(ObjectVersion version, int block, CachedObject object) {
+  void record(ObjectVersion version, int block, Resident object) {
     long key = key(version, block);
     sketch.increment(key);
-    if (object != null && object.hotBlock != block && sketch.frequency(key) >= frequency(object)) {
-      object.hotBlock = block;
+    if (object != null && object.hotBlock() != block && sketch.frequency(key) >= frequency(object)) {
+      object.hotBlock(block);
     }
   }
 
   /** How often {@code object} was read recently, 0 to {@value FrequencySketch#MAX_FREQUENCY}. */
-  int frequency(CachedObject object) {
-    return sketch.frequency(key(object.version, object.hotBlock));
+  int frequency(Resident object) {
+    return sketch.frequency(key(object.version(), object.hotBlock()));
   }
 
   /** Whether {@code candidate} was read more often recently than {@code victim}: only then may it take its place. */
-  boolean admits(CachedObject candidate, CachedObject victim) {
+  boolean admits(Resident candidate, Resident victim) {
     return frequency(candidate) > frequency(victim);
   }
 

@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.eviction;
 
 /**
  * How often keys were seen recently, approximately: a count-min sketch of 4-bit counters (so at most

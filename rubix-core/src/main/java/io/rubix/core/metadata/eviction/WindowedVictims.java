@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.eviction;
 
 import static java.util.Objects.requireNonNull;
 
@@ -14,11 +14,11 @@ import java.util.function.ToLongFunction;
 
 /**
  * The victims W-TinyLFU picks on one disk ({@code rubix.cache.eviction.policy=tinylfu}): the window,
- * probation and protected segments of {@link DiskSpace}, and candidates against residents compared by
- * recent read frequency ({@link AccessFrequencies}). {@link SpaceLedger} counts the space; this class only
+ * probation and protected {@link Segments}, and candidates against residents compared by
+ * recent read frequency ({@link AccessFrequencies}). The ledger counts the space; this class only
  * chooses. Called under the metadata service's lock, as the ledger is.
  */
-final class WindowedVictims {
+final class WindowedVictims<R extends Resident> {
   private final AccessFrequencies frequencies;
 
   WindowedVictims(AccessFrequencies frequencies) {
@@ -33,49 +33,49 @@ final class WindowedVictims {
    * object of probation (then of protected): the one read less often recently is evicted, the resident
    * on a tie, and the next candidate is compared with the next resident; without candidates, residents
    * are evicted in order; without residents, candidates and then the window's objects, oldest first. A
-   * requester that loses is refused ({@link Eviction#rejected}), and a losing candidate being fetched
-   * into stays where it is. {@code freeable}: what evicting an object frees now ({@link SpaceLedger}'s count).
+   * requester that loses is refused ({@link Eviction#refused}), and a losing candidate being fetched
+   * into stays where it is. {@code usedBytes}: the disk's use, less what the caller counts as freed already;
+   * {@code freeable}: what evicting an object frees now (the ledger's count).
    */
-  Eviction victims(DiskSpace disk, CachedObject requester, long length, long freedBefore, Collection<CachedObject> evicting,
-      ToLongFunction<CachedObject> freeable) {
-    boolean inWindow = requester != null && requester.segment == Segment.WINDOW;
+  Eviction<R> victims(Segments<R> disk, long usedBytes, R requester, long length, Collection<R> evicting, ToLongFunction<R> freeable) {
+    boolean inWindow = requester != null && requester.segment() == Segment.WINDOW;
     long windowAfter = disk.bytes(Segment.WINDOW) + (inWindow ? length : 0);
-    List<CachedObject> leaving = new ArrayList<>();
-    for (Iterator<CachedObject> oldest = disk.objects(Segment.WINDOW); windowAfter > disk.windowCapacity() && oldest.hasNext(); ) {
-      CachedObject next = oldest.next();
+    List<R> leaving = new ArrayList<>();
+    for (Iterator<R> oldest = disk.objects(Segment.WINDOW); windowAfter > disk.windowCapacity() && oldest.hasNext(); ) {
+      R next = oldest.next();
       leaving.add(next);
-      windowAfter -= next == requester ? next.chargedBytes + length : next.chargedBytes;
+      windowAfter -= next == requester ? next.chargedBytes() + length : next.chargedBytes();
     }
-    for (CachedObject next : leaving) {
+    for (R next : leaving) {
       disk.move(next, Segment.PROBATION);
     }
-    if (inWindow && requester.segment == Segment.WINDOW && windowAfter > disk.windowCapacity()) {
+    if (inWindow && requester.segment() == Segment.WINDOW && windowAfter > disk.windowCapacity()) {
       // a new object (not in the window yet) larger than the window's room: it starts past it
-      requester.segment = Segment.PROBATION;
+      requester.segment(Segment.PROBATION);
     }
     disk.demoteProtectedOverflow();
-    Deque<CachedObject> candidates = new ArrayDeque<>(leaving);
-    if (requester != null && requester.segment != Segment.WINDOW && !candidates.contains(requester)) {
+    Deque<R> candidates = new ArrayDeque<>(leaving);
+    if (requester != null && requester.segment() != Segment.WINDOW && !candidates.contains(requester)) {
       candidates.add(requester);
     }
-    Set<CachedObject> taken = new LinkedHashSet<>();
-    long freed = freedBefore;
-    Iterator<CachedObject> residents = disk.pastWindow();
-    Iterator<CachedObject> window = disk.objects(Segment.WINDOW);
-    CachedObject resident = nextResident(residents, requester, candidates, taken, evicting);
-    while (disk.usedBytes - freed + length > disk.capacityBytes) {
-      CachedObject candidate = candidates.pollFirst();
-      CachedObject evict;
+    Set<R> taken = new LinkedHashSet<>();
+    long freed = 0;
+    Iterator<R> residents = disk.pastWindow();
+    Iterator<R> window = disk.objects(Segment.WINDOW);
+    R resident = nextResident(residents, requester, candidates, taken, evicting);
+    while (usedBytes - freed + length > disk.capacityBytes()) {
+      R candidate = candidates.pollFirst();
+      R evict;
       if (resident == null) {
         evict = candidate != null && candidate != requester ? candidate : window.hasNext() ? window.next() : null;
         if (evict == null) {
-          return Eviction.NO_ROOM;
+          return Eviction.noRoom();
         }
       } else if (candidate == null || frequencies.admits(candidate, resident)) {
         evict = resident;
         resident = nextResident(residents, requester, candidates, taken, evicting);
       } else if (candidate == requester) {
-        return Eviction.REJECTED;
+        return Eviction.refused();
       } else {
         evict = candidate;
       }
@@ -83,13 +83,13 @@ final class WindowedVictims {
         freed += freeable.applyAsLong(evict);
       }
     }
-    return new Eviction(List.copyOf(taken), false);
+    return new Eviction<>(List.copyOf(taken), false);
   }
 
-  private static CachedObject nextResident(Iterator<CachedObject> residents, CachedObject requester, Collection<CachedObject> candidates,
-      Set<CachedObject> taken, Collection<CachedObject> evicting) {
+  private static <R extends Resident> R nextResident(Iterator<R> residents, R requester, Collection<R> candidates, Set<R> taken,
+      Collection<R> evicting) {
     while (residents.hasNext()) {
-      CachedObject next = residents.next();
+      R next = residents.next();
       if (Eviction.evictable(next, requester) && !candidates.contains(next) && !taken.contains(next) && !evicting.contains(next)) {
         return next;
       }

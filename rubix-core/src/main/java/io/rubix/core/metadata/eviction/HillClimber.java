@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.eviction;
 
 /**
  * The share of each disk's cap the TinyLFU window holds, adapted to the workload by hill climbing as
@@ -11,13 +11,13 @@ package io.rubix.core.metadata;
  *
  * <p>Not thread-safe: guarded by the owning service's lock.
  */
-final class HillClimber {
-  static final double INITIAL_WINDOW = 0.01;
+public final class HillClimber {
+  public static final double INITIAL_WINDOW = 0.01;
   static final double STEP = 0.0625;
   static final double DECAY = 0.98;
   static final double RESTART = 0.05;
   /** Samples are of ten reads per cached object, but never of fewer than ten times this. */
-  static final int MIN_SAMPLE_OBJECTS = 10;
+  public static final int MIN_SAMPLE_OBJECTS = 10;
 
   private double window = INITIAL_WINDOW;
   /** Signed: the next move when the hit ratio does not drop. */

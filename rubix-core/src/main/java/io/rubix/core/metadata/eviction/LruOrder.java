@@ -1,4 +1,4 @@
-package io.rubix.core.metadata;
+package io.rubix.core.metadata.eviction;
 
 import io.rubix.spi.ObjectVersion;
 import java.util.ArrayList;
@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.function.ToLongFunction;
 
 /** {@link EvictionOrder} by recency alone: one segment per disk, the least recently used evicted first. */
-final class LruOrder implements EvictionOrder {
+final class LruOrder<R extends Resident> implements EvictionOrder<R> {
   @Override
-  public void sized(DiskSpace disk) {}
+  public void sized(Segments<R> disk) {}
 
   @Override
   public Segment firstSegment() {
@@ -26,10 +26,10 @@ final class LruOrder implements EvictionOrder {
   public void objectsCached(int objects) {}
 
   @Override
-  public void accessed(ObjectVersion version, int block, CachedObject object) {}
+  public void accessed(ObjectVersion version, int block, R object) {}
 
   @Override
-  public void read(long hitBytes, long bytes, int objects, List<DiskSpace> disks) {}
+  public void read(long hitBytes, long bytes, int objects, List<Segments<R>> disks) {}
 
   @Override
   public boolean adaptive() {
@@ -42,18 +42,18 @@ final class LruOrder implements EvictionOrder {
   }
 
   @Override
-  public Eviction victims(DiskSpace disk, CachedObject requester, long length, long freedBefore, Collection<CachedObject> evicting,
-      ToLongFunction<CachedObject> freeable) {
-    long freed = freedBefore;
-    List<CachedObject> victims = new ArrayList<>();
-    Iterator<CachedObject> candidates = disk.objects();
-    while (disk.usedBytes - freed + length > disk.capacityBytes && candidates.hasNext()) {
-      CachedObject candidate = candidates.next();
+  public Eviction<R> victims(Segments<R> disk, long usedBytes, R requester, long length, Collection<R> evicting,
+      ToLongFunction<R> freeable) {
+    long freed = 0;
+    List<R> victims = new ArrayList<>();
+    Iterator<R> candidates = disk.objects();
+    while (usedBytes - freed + length > disk.capacityBytes() && candidates.hasNext()) {
+      R candidate = candidates.next();
       if (Eviction.evictable(candidate, requester) && !evicting.contains(candidate)) {
         victims.add(candidate);
         freed += freeable.applyAsLong(candidate);
       }
     }
-    return disk.usedBytes - freed + length > disk.capacityBytes ? Eviction.NO_ROOM : new Eviction(victims, false);
+    return usedBytes - freed + length > disk.capacityBytes() ? Eviction.noRoom() : new Eviction<>(victims, false);
   }
 }
