@@ -38,7 +38,8 @@ import java.util.concurrent.Executor;
  *   <li>{@link CachedBlocks}: blocks the cache holds; returns the ones it could not serve;
  *   <li>{@link SourceFetches}: granted blocks fetched from the source, written and committed; the sole
  *       owner of this JVM's in-flight buffers ({@link GrantedRuns}/{@link GrantedRun} end them);
- *   <li>{@link PeerBlocks}: blocks other nodes own, from those nodes (only with peer reads);
+ *   <li>{@link OwnedElsewhere}: blocks other nodes own, from those nodes ({@link PeerBlocks}) or, without peer
+ *       reads, from the source;
  *   <li>{@link StatusWindows}: the status window around a read, and what it starts fetching ahead of it
  *       (read-ahead, vectored groups) through {@link Fills}, fetched for nobody's read;
  *   <li>{@link TailReads}: objects' tails (footers) from memory;
@@ -72,8 +73,8 @@ public final class BlockReader {
   private final BlockFiller filler;
   private final SourceReads sourceReads;
   private final UncachedMemory uncachedMemory;
-  /** Blocks from their owners, or null without peer reads. */
-  private final PeerBlocks peers;
+  /** Blocks other nodes own: from those nodes, or from the source without peer reads. */
+  private final OwnedElsewhere elsewhere;
 
   public BlockReader(CacheConfig config, CacheMetadataService service, BlockStore store, Executor fetchExecutor, Executor writeExecutor) {
     this(config, service, store, fetchExecutor, writeExecutor, BlockAdmission.ALL);
@@ -113,11 +114,11 @@ public final class BlockReader {
     this.fetches = new SourceFetches(blockSize, chunkBlocks, service, store, writeExecutor, failures, config.inFlightWaitTimeout());
     this.sourceReads = new SourceReads(blockSize, chunkBlocks, fetchExecutor);
     this.uncachedMemory = new UncachedMemory(config.uncachedReadAheadMemory());
+    this.elsewhere = peers == null ? OwnedElsewhere.FROM_SOURCE : new PeerBlocks(peers, blockSize, chunkBlocks, this.admission, fetchExecutor);
     // blocks this node does not admit are read ahead from their owners when there are peers, else from the source
-    Fills fills = new Fills(service, fetches, this.admission, fetchExecutor, sourceReads, peers == null, failures);
+    Fills fills = new Fills(service, fetches, this.admission, fetchExecutor, sourceReads, !elsewhere.fromOwners(), failures);
     this.filler = new BlockFiller(fills, fetches, blockSize);
     this.windows = new StatusWindows(blockSize, service, fills);
-    this.peers = peers == null ? null : new PeerBlocks(peers, blockSize, chunkBlocks, this.admission, fetchExecutor);
   }
 
   int blockSize() {
@@ -148,9 +149,7 @@ public final class BlockReader {
     cached.reportReads(s);
     s.recentStatus = null;
     sourceReads.forget(s);
-    if (peers != null) {
-      peers.forget(s);
-    }
+    elsewhere.forget(s);
   }
 
   /**
@@ -206,8 +205,8 @@ public final class BlockReader {
     if (readAhead != null) {
       windows.readAhead(s, block(position), block(position + n - 1) + 1, readAhead[0], readAhead[1]);
     }
-    if (stream && peers != null && !admission.all()) {
-      peers.readAhead(s, block(position), block(position + n - 1));
+    if (stream && !admission.all()) {
+      elsewhere.readAhead(s, block(position), block(position + n - 1));
     }
     Span span = new Span(position, dst.slice(dst.position(), n));
     if (!s.held.isEmpty() && sourceReads.readHeld(s, span)) {
@@ -234,34 +233,26 @@ public final class BlockReader {
     int first = target.firstBlock(blockSize);
     int end = target.endBlock(blockSize);
     BlockRange status = s.recentStatus;
-    if (status == null || !status.covers(first, end) || !admission.cachedOrOwnedElsewhere(s, status, first, end, peers != null)) {
+    if (status == null || !status.covers(first, end) || !admission.cachedOrOwnedElsewhere(s, status, first, end, elsewhere.fromOwners())) {
       try {
         // one answer for the blocks ahead too: a warm sequential stream then asks once per status window
         status = windows.statusFrom(s, first, end);
       } catch (IOException | RuntimeException e) {
         failures.metadataFailure(s, e);
-        if (peers != null && !admission.all()) {
-          peers.readWithoutMetadata(s, first, end, target, sourceReads);
-        } else {
-          sourceReads.read(s, target);
-        }
+        elsewhere.readWithoutMetadata(s, first, end, target, sourceReads);
         return;
       }
       s.recentStatus = status;
     }
-    int b = first;
-    while (b < end) {
-      boolean cachedRun = status.state(b) == BlockState.CACHED;
-      BlockRange known = status;
-      int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
-      Span run = target.blocks(b, runEnd, blockSize);
-      if (cachedRun) {
-        readCached(s, status, b, runEnd, run, true);
+    BlockRange known = status;
+    BlockRuns.split(first, end, b -> known.state(b) == BlockState.CACHED, (from, to, cached) -> {
+      Span run = target.blocks(from, to, blockSize);
+      if (cached) {
+        readCached(s, known, from, to, run, true);
       } else {
-        readMissing(s, b, runEnd, run);
+        readMissing(s, from, to, run);
       }
-      b = runEnd;
-    }
+    });
   }
 
   /**
@@ -291,52 +282,47 @@ public final class BlockReader {
    * from the fetch's buffer; the others are acquired from the metadata service.
    */
   private void readMissing(ReadSession s, int first, int end, Span span) throws IOException {
-    int b = first;
-    while (b < end) {
-      CompletableFuture<ByteBuffer> fetching = fetches.fetching(s, b);
-      if (fetching != null) {
-        if (!fetches.copyFetched(s, fetching, b, span.blocks(b, b + 1, blockSize))) {
-          acquireAndRead(s, b, b + 1, span.blocks(b, b + 1, blockSize));
-        }
-        b++;
-        continue;
+    BlockRuns.split(first, end, b -> fetches.fetching(s, b) != null, (from, to, fetching) -> {
+      if (!fetching) {
+        acquireAndRead(s, from, to, span.blocks(from, to, blockSize));
+        return;
       }
-      int runEnd = BlockRuns.end(b, end, x -> fetches.fetching(s, x) == null ? 1 : 0);
-      acquireAndRead(s, b, runEnd, span.blocks(b, runEnd, blockSize));
-      b = runEnd;
-    }
+      for (int b = from; b < to; b++) {
+        Span block = span.blocks(b, b + 1, blockSize);
+        CompletableFuture<ByteBuffer> fetch = fetches.fetching(s, b);
+        if (fetch == null || !fetches.copyFetched(s, fetch, b, block)) {
+          acquireAndRead(s, b, b + 1, block);
+        }
+      }
+    });
   }
 
   /** Acquires and reads blocks {@code [first, end)}; blocks this node does not admit are read from their owners or the source, uncached. */
   private void acquireAndRead(ReadSession s, int first, int end, Span span) throws IOException {
-    acquireAndRead(s, first, end, span, peers != null);
+    acquireAndRead(s, first, end, span, true);
   }
 
   /**
    * {@link #acquireAndRead(ReadSession, int, int, Span)}, asking owners for blocks this node does not admit
-   * only when {@code askPeers}. The blocks no owner served come back here without asking again: when
+   * only when {@code askOwners}. The blocks no owner served come back here without asking again: when
    * their owner failed and this node took its place in the ring, they are fetched into this node's cache
    * (so they cross from the source once, not once now and again when this node reads them as their owner).
    */
-  private void acquireAndRead(ReadSession s, int first, int end, Span span, boolean askPeers) throws IOException {
+  private void acquireAndRead(ReadSession s, int first, int end, Span span, boolean askOwners) throws IOException {
     if (admission.all()) {
       acquireAdmittedAndRead(s, first, end, span);
       return;
     }
-    int b = first;
-    while (b < end) {
-      boolean admitted = admission.admits(s, b);
-      int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
-      Span run = span.blocks(b, runEnd, blockSize);
+    BlockRuns.split(first, end, b -> admission.admits(s, b), (from, to, admitted) -> {
+      Span run = span.blocks(from, to, blockSize);
       if (admitted) {
-        acquireAdmittedAndRead(s, b, runEnd, run);
-      } else if (askPeers) {
-        peers.read(s, b, runEnd, run, (unservedSession, from, to, gap) -> acquireAndRead(unservedSession, from, to, gap, false));
+        acquireAdmittedAndRead(s, from, to, run);
+      } else if (askOwners) {
+        elsewhere.read(s, from, to, run, (unservedSession, gapFirst, gapEnd, gap) -> acquireAndRead(unservedSession, gapFirst, gapEnd, gap, false));
       } else {
         readNotOwned(s, run);
       }
-      b = runEnd;
-    }
+    });
   }
 
   /**
@@ -372,16 +358,14 @@ public final class BlockReader {
     // closed in reverse order: first wait for every chunk writing into span, then give back the grants nobody fetched
     try (GrantedRuns granted = fetches.grant(lease, from, to); ChunkFetches chunks = new ChunkFetches(fetchExecutor)) {
       try {
-        int b = from;
-        while (b < to) {
-          BlockState state = lease.state(b);
-          int runEnd = BlockRuns.end(b, to, x -> lease.state(x).code());
-          int callerFirst = Math.max(b, first);
+        BlockRuns.byKey(from, to, b -> lease.state(b).code(), (runFirst, runEnd, code) -> {
+          BlockState state = lease.state(runFirst);
+          int callerFirst = Math.max(runFirst, first);
           int callerEnd = Math.min(runEnd, end);
           if (state == BlockState.GRANTED) {
             // fetchForRead copies into span only the bytes inside it
-            s.stats.add(CacheCounter.EXTENT_BLOCKS, (runEnd - b) - Math.max(0, callerEnd - callerFirst));
-            fetches.fetchForRead(s, granted, granted.in(b, runEnd), chunks, span);
+            s.stats.add(CacheCounter.EXTENT_BLOCKS, (runEnd - runFirst) - Math.max(0, callerEnd - callerFirst));
+            fetches.fetchForRead(s, granted, granted.in(runFirst, runEnd), chunks, span);
           } else if (callerFirst < callerEnd) {
             Span run = span.blocks(callerFirst, callerEnd, blockSize);
             switch (state) {
@@ -394,8 +378,7 @@ public final class BlockReader {
               case GRANTED -> throw new AssertionError("handled above");
             }
           }
-          b = runEnd;
-        }
+        });
       } catch (IOException | RuntimeException | Error e) {
         chunks.cancel();
         throw e;

@@ -1,10 +1,12 @@
 package io.rubix.core.read;
 
+import java.util.function.IntPredicate;
+
 /**
- * Runs of consecutive blocks that share a key: the one place that finds where such a run ends,
- * which the read path asks of every range it splits (cached or not, admitted here or not, the state
- * a lease gave each block, granted or not). A run starts at a given block, never crosses the range's
- * end and holds at most a given number of blocks. Stateless; allocates nothing.
+ * Runs of consecutive blocks that share a key: the one place that splits a range of blocks into runs,
+ * which the read path does to every range it serves (cached or not, admitted here or not, the state a
+ * lease gave each block, granted or not). A run starts at a given block, never crosses the range's
+ * end and, when asked, holds at most a given number of blocks. Stateless; allocates nothing.
  */
 final class BlockRuns {
   /** A block's key: consecutive blocks with equal keys belong to one run. */
@@ -13,7 +15,39 @@ final class BlockRuns {
     int of(int block);
   }
 
+  /** What is done with each run of blocks that all pass a test or all fail it. */
+  @FunctionalInterface
+  interface Split<E extends Exception> {
+    void run(int first, int end, boolean passes) throws E;
+  }
+
+  /** What is done with each run of blocks that share a key. */
+  @FunctionalInterface
+  interface Keyed<E extends Exception> {
+    void run(int first, int end, int key) throws E;
+  }
+
   private BlockRuns() {}
+
+  /** Hands each run of {@code [first, end)} whose blocks all pass {@code test} or all fail it to {@code split}, in order. */
+  static <E extends Exception> void split(int first, int end, IntPredicate test, Split<E> split) throws E {
+    for (int b = first; b < end; ) {
+      boolean passes = test.test(b);
+      int runEnd = end(b, end, x -> test.test(x) ? 1 : 0);
+      split.run(b, runEnd, passes);
+      b = runEnd;
+    }
+  }
+
+  /** Hands each run of {@code [first, end)} whose blocks share a {@code key} to {@code keyed}, in order. */
+  static <E extends Exception> void byKey(int first, int end, Key key, Keyed<E> keyed) throws E {
+    for (int b = first; b < end; ) {
+      int runKey = key.of(b);
+      int runEnd = end(b, end, key);
+      keyed.run(b, runEnd, runKey);
+      b = runEnd;
+    }
+  }
 
   /** The end of the run that starts at {@code first}: the first block of {@code (first, end)} whose key differs from {@code first}'s, else {@code end}. */
   static int end(int first, int end, Key key) {

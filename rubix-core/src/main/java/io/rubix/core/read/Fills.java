@@ -61,17 +61,13 @@ final class Fills {
    * {@code rubix_readahead_blocks} for read-ahead); the ones the cache declines are read into the stream's memory.
    */
   void fetchAhead(ReadSession s, int first, int end, boolean readAhead) {
-    int b = first;
-    while (b < end) {
-      boolean admitted = admission.admits(s, b);
-      int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
+    BlockRuns.split(first, end, b -> admission.admits(s, b), (from, to, admitted) -> {
       if (admitted) {
-        fetchAheadAdmitted(s, b, runEnd, readAhead);
+        fetchAheadAdmitted(s, from, to, readAhead);
       } else if (notAdmittedFromSource) {
-        s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, readAheadDeclined(s, b, runEnd, readAhead));
+        s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, readAheadDeclined(s, from, to, readAhead));
       }
-      b = runEnd;
-    }
+    });
   }
 
   private void fetchAheadAdmitted(ReadSession s, int first, int end, boolean readAhead) {
@@ -87,15 +83,12 @@ final class Fills {
       }
       return;
     }
-    for (int b = first; b < end; ) {
-      boolean declinedRun = declined(lease.state(b));
-      int runEnd = BlockRuns.end(b, end, x -> declined(lease.state(x)) ? 1 : 0);
-      if (declinedRun) {
-        s.stats.add(CacheCounter.FALLBACK_NO_SPACE, runEnd - b);
-        readAheadDeclined(s, b, runEnd, readAhead);
+    BlockRuns.split(first, end, b -> declined(lease.state(b)), (from, to, declined) -> {
+      if (declined) {
+        s.stats.add(CacheCounter.FALLBACK_NO_SPACE, to - from);
+        readAheadDeclined(s, from, to, readAhead);
       }
-      b = runEnd;
-    }
+    });
     // nobody waits for read-ahead: each chunk task ends its run, a refused one is given back when granted closes
     try (GrantedRuns granted = fetches.grant(lease, first, end)) {
       for (GrantedRun run : granted.in(first, end)) {

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Bytes of blocks this node does not cache, from the nodes that own them: blocks this stream read
  * ahead or another thread of this JVM is receiving are taken from that transfer, the others asked for
- * one chunk at a time; blocks no owner serves are read from the source: by the caller's {@link Unserved}
+ * one chunk at a time; blocks no owner serves are read from the source: by the caller's {@link OwnedElsewhere.Unserved}
  * (the reader's own blocks, through {@link SourceReads}), or by read-ahead, one request per run of them
  * kept like received blocks, so a stream's small reads do not each make a source request when an owner
  * refuses a chunk.
@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: reads run in the reader's thread; read-ahead transfers on the fetch executor. It may call
  * the {@link PeerReader} (through {@link PeerTransfers}), the admission and the session's source; never
- * the other read classes. Exists only when peer reads are on.
+ * the other read classes. Exists only when peer reads are on ({@link OwnedElsewhere#FROM_SOURCE} stands in
+ * for it when they are off).
  */
-final class PeerBlocks {
+final class PeerBlocks implements OwnedElsewhere {
   private static final Logger LOG = LoggerFactory.getLogger(PeerBlocks.class);
   private final int blockSize;
   private final int chunkBlocks;
@@ -47,41 +48,26 @@ final class PeerBlocks {
     this.fetchExecutor = requireNonNull(fetchExecutor, "fetchExecutor is null");
   }
 
-  /** How {@link #read} reads a run of blocks no owner served. */
-  @FunctionalInterface
-  interface Unserved {
-    /** Reads {@code span}, the bytes of blocks {@code [first, end)} no owner served. */
-    void read(ReadSession s, int first, int end, Span span) throws IOException;
-  }
-
-  /** From the source, uncached, through {@code reads}, counted as {@code rubix_non_owner_source_bytes}. */
-  static Unserved fromSource(SourceReads reads) {
-    requireNonNull(reads, "reads is null");
-    return (s, first, end, span) -> {
-      int length = span.length();
-      reads.read(s, span);
-      s.stats.add(CacheCounter.NON_OWNER_SOURCE_BYTES, length);
-    };
-  }
-
   /**
    * Reads {@code span}, blocks {@code [first, end)}, when this node's metadata service failed (no
    * daemon on this node, as for a Spark driver, or a daemon down): blocks other nodes own still come
    * from their caches (from the source when they do not serve), this node's own from the source.
    */
-  void readWithoutMetadata(ReadSession s, int first, int end, Span span, SourceReads source) throws IOException {
-    int b = first;
-    while (b < end) {
-      boolean owned = admission.admits(s, b);
-      int runEnd = BlockRuns.end(b, end, x -> admission.admits(s, x) ? 1 : 0);
-      Span run = span.blocks(b, runEnd, blockSize);
+  @Override
+  public void readWithoutMetadata(ReadSession s, int first, int end, Span span, SourceReads source) throws IOException {
+    BlockRuns.split(first, end, b -> admission.admits(s, b), (from, to, owned) -> {
+      Span run = span.blocks(from, to, blockSize);
       if (owned) {
         source.read(s, run);
       } else {
-        read(s, b, runEnd, run, fromSource(source));
+        read(s, from, to, run, OwnedElsewhere.fromSource(source));
       }
-      b = runEnd;
-    }
+    });
+  }
+
+  @Override
+  public boolean fromOwners() {
+    return true;
   }
 
   /**
@@ -89,7 +75,8 @@ final class PeerBlocks {
    * owners, and each run of blocks no owner serves through {@code unserved} (the caller knows whether
    * this node caches them now: a failed transfer takes its owner out of the ring).
    */
-  void read(ReadSession s, int first, int end, Span span, Unserved unserved) throws IOException {
+  @Override
+  public void read(ReadSession s, int first, int end, Span span, Unserved unserved) throws IOException {
     long position = span.position();
     long limit = span.end();
     int gapFrom = -1;
@@ -162,7 +149,8 @@ final class PeerBlocks {
    * After a read of blocks {@code [firstBlock, lastBlock]}: asks the session's window whether to read
    * ahead blocks owned elsewhere and, if so, starts receiving them.
    */
-  void readAhead(ReadSession s, int firstBlock, int lastBlock) {
+  @Override
+  public void readAhead(ReadSession s, int firstBlock, int lastBlock) {
     int[] ahead = s.notePeerRead(firstBlock, lastBlock, readAheadBlocks, chunkBlocks);
     if (ahead != null) {
       // read-ahead starts before the read: the read's own blocks, when nothing has them yet, go in its first
@@ -231,7 +219,8 @@ final class PeerBlocks {
   }
 
   /** Forgets what the session received or is receiving from owners (a stream's {@code unbuffer}). */
-  void forget(ReadSession s) {
+  @Override
+  public void forget(ReadSession s) {
     s.lastPeerBlock = null;
     s.peerAhead.clear();
   }

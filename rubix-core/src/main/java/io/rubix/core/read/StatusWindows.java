@@ -66,15 +66,11 @@ final class StatusWindows {
 
   /** Starts fetching the blocks of {@code [first, end)} that {@code known} does not say are cached, as a stream's read-ahead when {@code readAhead}. */
   private void fetchUncached(ReadSession s, BlockRange known, int first, int end, boolean readAhead) {
-    int b = first;
-    while (b < end) {
-      boolean cachedRun = known.state(b) == BlockState.CACHED;
-      int runEnd = BlockRuns.end(b, end, x -> known.state(x) == BlockState.CACHED ? 1 : 0);
-      if (!cachedRun) {
-        fills.fetchAhead(s, b, runEnd, readAhead);
+    BlockRuns.split(first, end, b -> known.state(b) == BlockState.CACHED, (from, to, cached) -> {
+      if (!cached) {
+        fills.fetchAhead(s, from, to, readAhead);
       }
-      b = runEnd;
-    }
+    });
   }
 
   /**

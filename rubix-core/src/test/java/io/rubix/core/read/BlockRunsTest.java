@@ -42,4 +42,33 @@ class BlockRunsTest {
     assertThatThrownBy(() -> BlockRuns.end(5, 5, b -> 0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> BlockRuns.end(4, 5, 0, b -> 0)).isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void splitHandsOverEachRunInOrderWithWhetherItPasses() throws Exception {
+    List<String> runs = new ArrayList<>();
+    BlockRuns.split(10, 20, b -> key(b) == 1, (first, end, passes) -> runs.add("[" + first + "," + end + ")" + passes));
+    assertThat(runs).containsExactly("[10,13)true", "[13,18)false", "[18,20)true");
+  }
+
+  @Test
+  void byKeyHandsOverEachRunWithItsKey() throws Exception {
+    List<String> runs = new ArrayList<>();
+    BlockRuns.byKey(11, 19, BlockRunsTest::key, (first, end, key) -> runs.add("[" + first + "," + end + ")=" + key));
+    assertThat(runs).containsExactly("[11,13)=1", "[13,14)=0", "[14,18)=2", "[18,19)=1");
+  }
+
+  @Test
+  void anEmptyRangeHasNoRunsAndAFailingRunStopsTheSplit() {
+    BlockRuns.split(5, 5, b -> true, (first, end, passes) -> {
+      throw new AssertionError("no run in an empty range");
+    });
+    List<Integer> seen = new ArrayList<>();
+    assertThatThrownBy(() -> BlockRuns.split(10, 20, b -> key(b) == 1, (first, end, passes) -> {
+      seen.add(first);
+      if (!passes) {
+        throw new java.io.IOException("run " + first);
+      }
+    })).hasMessage("run 13");
+    assertThat(seen).containsExactly(10, 13);
+  }
 }

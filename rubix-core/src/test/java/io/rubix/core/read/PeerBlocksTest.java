@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PeerBlocksTest {
   /** Unserved blocks read from the source by a reader that holds nothing (each read reads its own bytes). */
-  private static final PeerBlocks.Unserved FROM_SOURCE = PeerBlocks.fromSource(new SourceReads(BLOCK, 1, Runnable::run));
+  private static final OwnedElsewhere.Unserved FROM_SOURCE = OwnedElsewhere.fromSource(new SourceReads(BLOCK, 1, Runnable::run));
   private static final long LENGTH = 6L * BLOCK;
   /** This node owns nothing: every block is another node's. */
   private static final Admission NOTHING = new Admission((path, offset) -> false, BLOCK);
