@@ -164,7 +164,8 @@ public final class CacheEngine implements Closeable {
   }
 
   /**
-   * Drops every cached version of {@code path} (after a write, rename or delete through this file system),
+   * Drops every cached version of {@code path} and of the paths under it (after a write, rename or delete of
+   * a file or a directory through this file system),
    * the tails this engine keeps in memory included: a version known by path and length alone (immutable
    * freshness, Iceberg) comes back with the same key when the path is written again with the same length.
    */

@@ -46,4 +46,12 @@ public record ObjectVersion(String path, long length, long modificationTime, Str
   public String canonicalKey() {
     return path.length() + ":" + path + "|" + length + "|" + modificationTime + "|" + etag;
   }
+
+  /**
+   * Whether this version's path is {@code path} or lies under it ({@code path} as a directory: the path
+   * continues it after a {@code /}); a sibling that only starts with its name ({@code path2}) is not.
+   */
+  public boolean isAtOrUnder(String path) {
+    return this.path.equals(path) || this.path.startsWith(path.endsWith("/") ? path : path + "/");
+  }
 }

@@ -90,16 +90,14 @@ final class Administration {
     state.deleteFiles(dropped);
   }
 
-  /** Drops every version of {@code path}; how many. */
+  /** Drops every version of {@code path} and of every path under it (a directory); how many. */
   int invalidatePath(String path) {
     List<CachedObject> dropped = new ArrayList<>();
     state.lock.lock();
     try {
-      for (CachedObject object : List.copyOf(state.objects.all())) {
-        if (object.version.path().equals(path)) {
-          state.objects.drop(object);
-          dropped.add(object);
-        }
+      for (CachedObject object : state.objects.atOrUnder(path)) {
+        state.objects.drop(object);
+        dropped.add(object);
       }
     } finally {
       state.lock.unlock();

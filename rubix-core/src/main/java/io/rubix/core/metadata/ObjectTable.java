@@ -9,7 +9,9 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The object versions a metadata service tracks, and the evictions that make room among them: which
@@ -21,6 +23,8 @@ import java.util.Set;
  */
 final class ObjectTable {
   private final Map<ObjectVersion, CachedObject> objects = new HashMap<>();
+  /** The same objects by path, sorted: what {@link #atOrUnder} finds without a scan of them all. */
+  private final NavigableMap<String, List<CachedObject>> byPath = new TreeMap<>();
   private final SpaceLedger space;
   private final LeaseTable leases;
   private final CacheInsight insight;
@@ -47,7 +51,26 @@ final class ObjectTable {
   }
 
   void add(CachedObject object) {
-    objects.put(object.version, object);
+    CachedObject replaced = objects.put(object.version, object);
+    if (replaced != null) {
+      byPath.get(replaced.version.path()).remove(replaced);
+    }
+    byPath.computeIfAbsent(object.version.path(), path -> new ArrayList<>(1)).add(object);
+  }
+
+  /**
+   * The live objects whose path is {@code path} or lies under it ({@code path} as a directory: a path
+   * that continues it after a {@code /}); not {@code path2}, a sibling that only starts with its name.
+   */
+  List<CachedObject> atOrUnder(String path) {
+    List<CachedObject> found = new ArrayList<>(byPath.getOrDefault(path, List.of()));
+    String directory = path.endsWith("/") ? path : path + "/";
+    // every path that starts with directory sorts at or after it and before directory's last character plus one
+    String end = directory.substring(0, directory.length() - 1) + (char) ('/' + 1);
+    for (List<CachedObject> under : byPath.subMap(directory, true, end, false).values()) {
+      found.addAll(under);
+    }
+    return found;
   }
 
   int size() {
@@ -157,7 +180,7 @@ final class ObjectTable {
         ended.add(lease);
       }
     }
-    objects.remove(object.version);
+    remove(object);
     space.forget(object, ended);
     object.published.clear();
     object.inFlight.clear();
@@ -166,7 +189,19 @@ final class ObjectTable {
 
   /** Removes {@code object}, which holds no lease, from the metadata; its charge is given back once its files are truncated. */
   void forget(CachedObject object) {
-    objects.remove(object.version);
+    remove(object);
     space.forget(object, List.of());
+  }
+
+  /** Removes what {@code objects} holds for {@code object}'s version from both maps, so that they always hold the same objects. */
+  private void remove(CachedObject object) {
+    CachedObject removed = objects.remove(object.version);
+    if (removed == null) {
+      return;
+    }
+    List<CachedObject> atPath = byPath.get(removed.version.path());
+    if (atPath != null && atPath.remove(removed) && atPath.isEmpty()) {
+      byPath.remove(removed.version.path());
+    }
   }
 }

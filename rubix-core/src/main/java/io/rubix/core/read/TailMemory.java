@@ -50,9 +50,9 @@ final class TailMemory {
     return true;
   }
 
-  /** Drops the tails of every version of {@code path} (written again, or deleted, through this JVM). */
+  /** Drops the tails of every version of {@code path} and of the paths under it (written again, deleted or renamed through this JVM). */
   void forget(String path) {
-    tails.asMap().keySet().removeIf(version -> version.path().equals(path));
+    tails.asMap().keySet().removeIf(version -> version.isAtOrUnder(path));
   }
 
   /** Keeps {@code tail}, the last {@code tail.length} bytes of {@code version}. */

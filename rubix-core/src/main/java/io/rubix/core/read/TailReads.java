@@ -48,7 +48,7 @@ final class TailReads {
     return true;
   }
 
-  /** Drops the tails of every version of {@code path}. */
+  /** Drops the tails of every version of {@code path} and of the paths under it. */
   void forget(String path) {
     tails.forget(path);
   }

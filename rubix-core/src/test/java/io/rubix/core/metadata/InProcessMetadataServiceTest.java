@@ -20,7 +20,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -167,6 +169,35 @@ class InProcessMetadataServiceTest {
       assertThat(fileOfB).doesNotExist();
       assertThat(service.usage().evictions()).isEqualTo(1);
       assertWithinCap(service, "eviction");
+    }
+  }
+
+  @Test
+  void invalidatingAPathDropsItAndEverythingUnderItButNotItsSiblings() throws Exception {
+    try (InProcessMetadataService service = service(20L * (BLOCK + OBJECT))) {
+      List<String> names = List.of("t", "t/a", "t/y=1/b", "t/y=1/b2", "t2/c", "t.bak", "u/t/d", "s");
+      Map<String, ObjectVersion> versions = new LinkedHashMap<>();
+      for (String name : names) {
+        ObjectVersion v = version(name, BLOCK);
+        versions.put(name, v);
+        commitAll(service, service.acquire(v, 0, 1));
+      }
+      // a second version of one path (another length): both go
+      ObjectVersion longer = version("t/a", 2L * BLOCK);
+      commitAll(service, service.acquire(longer, 0, 2));
+
+      assertThat(service.invalidatePath("s3a://bucket/t/y=1")).isEqualTo(2);
+      assertThat(service.invalidatePath("s3a://bucket/t")).as("t itself, both versions of t/a").isEqualTo(3);
+      assertThat(service.invalidatePath("s3a://bucket/t")).as("nothing left under it").isZero();
+
+      for (Map.Entry<String, ObjectVersion> entry : versions.entrySet()) {
+        boolean dropped = entry.getKey().equals("t") || entry.getKey().startsWith("t/");
+        assertThat(service.status(entry.getValue(), 0, 1).state(0)).as(entry.getKey())
+            .isEqualTo(dropped ? BlockState.MISSING : BlockState.CACHED);
+      }
+      assertThat(service.status(longer, 0, 1).state(0)).isEqualTo(BlockState.MISSING);
+      assertThat(service.invalidatePath("s3a://bucket/")).as("the bucket's root: everything left").isEqualTo(4);
+      assertWithinCap(service, "invalidation");
     }
   }
 

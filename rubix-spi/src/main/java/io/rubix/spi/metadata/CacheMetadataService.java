@@ -101,7 +101,10 @@ public interface CacheMetadataService extends Closeable {
   /** Unpublishes and deletes everything cached for {@code version}. */
   void invalidate(ObjectVersion version) throws IOException;
 
-  /** Unpublishes and deletes every cached version of {@code path}; returns how many were dropped. */
+  /**
+   * Unpublishes and deletes every cached version of {@code path} and of every path under it ({@code path}
+   * as a directory: {@code path + "/..."}); returns how many were dropped.
+   */
   int invalidatePath(String path) throws IOException;
 
   /** Space used and reserved on each cache disk. */
