@@ -2,7 +2,7 @@ package io.rubix.hadoop;
 
 import static java.util.Objects.requireNonNull;
 
-import io.rubix.core.read.Source;
+import io.rubix.core.read.session.Source;
 import java.io.IOException;
 import java.util.function.IntConsumer;
 import org.apache.hadoop.fs.FSDataInputStream;

@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.compat.HadoopApi;
-import io.rubix.core.read.Source;
-import io.rubix.core.read.StaleVersionException;
+import io.rubix.core.read.session.Source;
+import io.rubix.core.read.session.StaleVersionException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.function.IntConsumer;

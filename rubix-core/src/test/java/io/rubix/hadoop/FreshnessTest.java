@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.rubix.core.CacheEngine;
 import io.rubix.core.config.CacheConfig;
-import io.rubix.core.read.StaleVersionException;
+import io.rubix.core.read.session.StaleVersionException;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;

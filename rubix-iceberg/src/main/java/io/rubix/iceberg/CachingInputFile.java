@@ -3,7 +3,7 @@ package io.rubix.iceberg;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.CacheEngine;
-import io.rubix.core.read.Source;
+import io.rubix.core.read.session.Source;
 import io.rubix.spi.ObjectVersion;
 import org.apache.iceberg.hadoop.HadoopInputFile;
 import org.apache.iceberg.io.InputFile;

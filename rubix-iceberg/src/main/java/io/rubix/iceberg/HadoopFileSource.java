@@ -2,7 +2,7 @@ package io.rubix.iceberg;
 
 import static java.util.Objects.requireNonNull;
 
-import io.rubix.core.read.Source;
+import io.rubix.core.read.session.Source;
 import java.io.IOException;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;

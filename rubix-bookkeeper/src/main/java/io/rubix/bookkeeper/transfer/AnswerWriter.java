@@ -2,7 +2,7 @@ package io.rubix.bookkeeper.transfer;
 
 import static java.util.Objects.requireNonNull;
 
-import io.rubix.core.read.ArrivingBlock;
+import io.rubix.core.read.fetch.ArrivingBlock;
 import io.rubix.spi.wire.AnswerEncoder;
 import io.rubix.spi.wire.TransferProtocol.Status;
 import java.io.EOFException;

@@ -6,7 +6,7 @@ import io.rubix.bookkeeper.fetch.OwnerFetcher;
 import io.rubix.bookkeeper.fetch.OwnerFetcher.Outcome;
 import io.rubix.core.peer.PeerConfig;
 import io.rubix.core.peer.TransferTls;
-import io.rubix.core.read.ArrivingBlock;
+import io.rubix.core.read.fetch.ArrivingBlock;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rubix.core.config.CacheConfig;
-import io.rubix.core.read.Source;
-import io.rubix.core.read.StaleVersionException;
+import io.rubix.core.read.session.Source;
+import io.rubix.core.read.session.StaleVersionException;
 import io.rubix.hadoop.CachingFileSystem;
 import io.rubix.hadoop.CachingLocalFileSystem;
 import io.rubix.hadoop.CachingS3AFileSystem;

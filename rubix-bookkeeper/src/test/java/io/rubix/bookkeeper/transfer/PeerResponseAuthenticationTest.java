@@ -15,7 +15,7 @@ import io.rubix.core.peer.PeerFetchConfig;
 import io.rubix.core.peer.PeerReader.PeerBlock;
 import io.rubix.core.peer.PeerReader.Transfer;
 import io.rubix.core.peer.TransferTlsConfig;
-import io.rubix.core.read.Source;
+import io.rubix.core.read.session.Source;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.wire.TransferProtocol;

@@ -5,6 +5,24 @@ import static java.util.Objects.requireNonNull;
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.config.InFlightPolicy;
 import io.rubix.core.peer.PeerReader;
+import io.rubix.core.read.fetch.ChunkFetches;
+import io.rubix.core.read.fetch.GrantedRun;
+import io.rubix.core.read.fetch.GrantedRuns;
+import io.rubix.core.read.fetch.SourceFetches;
+import io.rubix.core.read.fill.BlockFiller;
+import io.rubix.core.read.fill.Fills;
+import io.rubix.core.read.fill.StatusWindows;
+import io.rubix.core.read.peer.OwnedElsewhere;
+import io.rubix.core.read.peer.PeerBlocks;
+import io.rubix.core.read.session.Admission;
+import io.rubix.core.read.session.BlockAdmission;
+import io.rubix.core.read.session.BlockRuns;
+import io.rubix.core.read.session.FailurePolicy;
+import io.rubix.core.read.session.ReadSession;
+import io.rubix.core.read.session.Source;
+import io.rubix.core.read.session.Span;
+import io.rubix.core.read.session.UncachedMemory;
+import io.rubix.core.read.uncached.SourceReads;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.core.store.BlockStore;
@@ -147,7 +165,7 @@ public final class BlockReader {
   /** Forgets what the session remembers between reads (a stream's {@code unbuffer}): the next read asks again. */
   void unbuffer(ReadSession s) {
     cached.reportReads(s);
-    s.recentStatus = null;
+    s.recentStatus(null);
     sourceReads.forget(s);
     elsewhere.forget(s);
   }
@@ -209,7 +227,7 @@ public final class BlockReader {
       elsewhere.readAhead(s, block(position), block(position + n - 1));
     }
     Span span = new Span(position, dst.slice(dst.position(), n));
-    if (!s.held.isEmpty() && sourceReads.readHeld(s, span)) {
+    if (!s.held().isEmpty() && sourceReads.readHeld(s, span)) {
       // bytes the cache declined, which this stream read ahead: no metadata call, no request
       dst.position(dst.position() + n);
       return n;
@@ -232,7 +250,7 @@ public final class BlockReader {
   private void readRange(ReadSession s, Span target) throws IOException {
     int first = target.firstBlock(blockSize);
     int end = target.endBlock(blockSize);
-    BlockRange status = s.recentStatus;
+    BlockRange status = s.recentStatus();
     if (status == null || !status.covers(first, end) || !admission.cachedOrOwnedElsewhere(s, status, first, end, elsewhere.fromOwners())) {
       try {
         // one answer for the blocks ahead too: a warm sequential stream then asks once per status window
@@ -242,7 +260,7 @@ public final class BlockReader {
         elsewhere.readWithoutMetadata(s, first, end, target, sourceReads);
         return;
       }
-      s.recentStatus = status;
+      s.recentStatus(status);
     }
     BlockRange known = status;
     BlockRuns.split(first, end, b -> known.state(b) == BlockState.CACHED, (from, to, cached) -> {
@@ -266,7 +284,7 @@ public final class BlockReader {
       if (unserved == null) {
         return;
       }
-      s.recentStatus = null;
+      s.recentStatus(null);
       Span again = span.blocks(unserved.first(), unserved.end(), blockSize);
       if (refetch) {
         readMissing(s, unserved.first(), unserved.end(), again);

@@ -2,6 +2,9 @@ package io.rubix.core.read;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.read.session.FailurePolicy;
+import io.rubix.core.read.session.ReadSession;
+import io.rubix.core.read.session.Span;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.BlockStore;
 import io.rubix.core.store.CacheCorruptionException;

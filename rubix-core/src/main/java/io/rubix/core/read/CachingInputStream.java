@@ -4,6 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.rubix.core.compat.HadoopApi;
+import io.rubix.core.read.session.InputBytes;
+import io.rubix.core.read.session.ReadSession;
+import io.rubix.core.read.session.Source;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.spi.ObjectVersion;
 import java.io.EOFException;

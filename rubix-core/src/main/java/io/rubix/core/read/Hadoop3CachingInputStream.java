@@ -2,6 +2,8 @@ package io.rubix.core.read;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.read.session.InputBytes;
+import io.rubix.core.read.session.Source;
 import io.rubix.core.stats.StreamIOStatistics;
 import io.rubix.core.stats.StreamStats;
 import io.rubix.spi.ObjectVersion;

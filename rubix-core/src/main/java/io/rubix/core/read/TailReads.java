@@ -2,6 +2,8 @@ package io.rubix.core.read;
 
 import static java.util.Objects.requireNonNull;
 
+import io.rubix.core.read.session.ReadSession;
+import io.rubix.core.read.session.Span;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.stats.CacheStats;
 import io.rubix.core.stats.StreamStats;
@@ -69,7 +71,7 @@ final class TailReads {
     }
     int first = (int) (from / blockSize);
     try {
-      BlockRange status = s.recentStatus;
+      BlockRange status = s.recentStatus();
       if (status == null || !status.covers(first, s.blockCount)) {
         status = service.status(s.version, first, s.blockCount, first); // a load into memory: CachedBlocks does not report it
       }

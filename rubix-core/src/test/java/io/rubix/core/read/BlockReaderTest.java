@@ -1,10 +1,13 @@
 package io.rubix.core.read;
 
-import static io.rubix.core.read.ReadFixture.BLOCK;
+import static io.rubix.core.read.session.ReadFixture.BLOCK;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.config.CacheConfig;
 import io.rubix.core.peer.PeerReader;
+import io.rubix.core.read.session.CountingMetadataService;
+import io.rubix.core.read.session.ReadFixture;
+import io.rubix.core.read.session.ReadSession;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;

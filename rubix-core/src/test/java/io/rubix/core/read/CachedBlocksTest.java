@@ -1,9 +1,14 @@
 package io.rubix.core.read;
 
-import static io.rubix.core.read.ReadFixture.BLOCK;
+import static io.rubix.core.read.session.ReadFixture.BLOCK;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rubix.core.read.session.FailurePolicy;
+import io.rubix.core.read.session.FaultyChannels;
+import io.rubix.core.read.session.ReadFixture;
+import io.rubix.core.read.session.ReadSession;
+import io.rubix.core.read.session.Span;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.spi.metadata.BlockRange;
 import io.rubix.spi.metadata.BlockState;
