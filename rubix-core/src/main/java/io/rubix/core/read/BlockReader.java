@@ -51,18 +51,19 @@ import java.util.concurrent.Executor;
  *
  * <p>This class plans and dispatches: it asks the service, splits a read into runs of blocks in the same
  * state and hands each run to the class that serves that source of bytes, and it alone decides what
- * to do with the blocks a part could not serve. The parts only point down (none calls back here):
+ * to do with the blocks a part could not serve. The parts only point down (none calls back here); a part
+ * named with a package lives in that sub-package, over the base package {@code session}:
  * <ul>
  *   <li>{@link CachedBlocks}: blocks the cache holds; returns the ones it could not serve;
- *   <li>{@link SourceFetches}: granted blocks fetched from the source, written and committed; the sole
- *       owner of this JVM's in-flight buffers ({@link GrantedRuns}/{@link GrantedRun} end them);
- *   <li>{@link OwnedElsewhere}: blocks other nodes own, from those nodes ({@link PeerBlocks}) or, without peer
- *       reads, from the source;
- *   <li>{@link StatusWindows}: the status window around a read, and what it starts fetching ahead of it
- *       (read-ahead, vectored groups) through {@link Fills}, fetched for nobody's read;
+ *   <li>{@code fetch}, {@link SourceFetches}: granted blocks fetched from the source, written and committed; the
+ *       sole owner of this JVM's in-flight buffers ({@link GrantedRuns}/{@link GrantedRun} end them);
+ *   <li>{@code peer}, {@link OwnedElsewhere}: blocks other nodes own, from those nodes ({@link PeerBlocks}) or,
+ *       without peer reads, from the source;
+ *   <li>{@code fill}, {@link StatusWindows}: the status window around a read, and what it starts fetching ahead
+ *       of it (read-ahead, vectored groups) through {@link Fills}, fetched for nobody's read;
  *   <li>{@link TailReads}: objects' tails (footers) from memory;
- *   <li>{@link SourceReads}: bytes the cache does not serve, from the source as a plain stream with read-ahead
- *       would read them (held in the stream's memory), the fallback of them all.
+ *   <li>{@code uncached}, {@link SourceReads}: bytes the cache does not serve, from the source as a plain stream
+ *       with read-ahead would read them (held in the stream's memory), the fallback of them all.
  * </ul>
  *
  * <p>Threads: any number of readers at once, each in its own thread; a read returns or throws only

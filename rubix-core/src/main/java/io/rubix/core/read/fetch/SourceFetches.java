@@ -56,8 +56,8 @@ public final class SourceFetches {
   private final long inFlightWaitMillis;
   private final InFlightBuffers inFlight = new InFlightBuffers();
 
-  public SourceFetches(int blockSize, int chunkBlocks, CacheMetadataService service, BlockStore store, Executor writeExecutor, FailurePolicy failures,
-      Duration inFlightWait) {
+  public SourceFetches(int blockSize, int chunkBlocks, CacheMetadataService service, BlockStore store, Executor writeExecutor,
+      FailurePolicy failures, Duration inFlightWait) {
     if (chunkBlocks < 1) {
       throw new IllegalArgumentException("chunkBlocks must be at least 1: " + chunkBlocks);
     }

@@ -5,15 +5,16 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The bytes of one {@link io.rubix.core.read.GrantedRun} as this JVM's fetch reads them from the source, so that they can
- * be sent on while they arrive, before the run is written and committed (an owner streaming blocks to
- * a peer, see {@link io.rubix.core.read.ArrivingBlock}). The fetch {@link #start}s it with the run's buffer, announces how
- * many bytes from the start are final ({@link #arrived}), and ends it by {@link #complete} or
- * {@link #fail}; a failure after completion changes nothing (every byte is in).
+ * The bytes of one {@link io.rubix.core.read.fetch.GrantedRun} as this JVM's fetch reads them from the source, so that
+ * they can be sent on while they arrive, before the run is written and committed (an owner streaming blocks to a peer,
+ * see {@link io.rubix.core.read.fetch.ArrivingBlock}); or of one {@link HeldBytes} chunk as a stream's read of bytes the
+ * cache declines brings them in. The fetch {@link #start}s it with the run's buffer, announces how many bytes from the
+ * start are final ({@link #arrived}), and ends it by {@link #complete} or {@link #fail}; a failure after completion
+ * changes nothing (every byte is in). It is in the base package because both the fetch and the uncached part use it.
  *
- * <p>Ownership: created and ended by its {@link io.rubix.core.read.GrantedRun}; its fetch writes the buffer, others only
- * read its final part. Thread-safe: one fetch thread announces, any number of readers wait, under this
- * object's monitor (which also publishes the buffer's bytes to them).
+ * <p>Ownership: created and ended by its {@link io.rubix.core.read.fetch.GrantedRun} or its held chunk's read; that read
+ * writes the buffer, others only read its final part. Thread-safe: one reading thread announces, any number of readers
+ * wait, under this object's monitor (which also publishes the buffer's bytes to them).
  */
 public final class ArrivingBytes {
   private final int firstBlock;

@@ -14,8 +14,10 @@ import java.util.TreeMap;
  * from {@link #add} until it leaves, whichever way it leaves (passed, failed, the stream jumped, was
  * unbuffered, closed or collected).
  *
- * <p>Ownership: one per {@link ReadSession}. {@link io.rubix.core.read.SourceReads} adds, serves and removes chunks; the
- * session's window bookkeeping drops the chunks a stream has passed and all of them when it jumps.
+ * <p>Ownership: one per {@link ReadSession}. {@link io.rubix.core.read.uncached.SourceReads} adds, serves and removes
+ * chunks; {@link io.rubix.core.read.fetch.SourceFetches} keeps the blocks whose cache write failed ({@link #keep}); the
+ * session's window bookkeeping drops the chunks a stream has passed and all of them when it jumps. It is in the base
+ * package because all three hold it.
  * Thread-safe: a lock of its own, held for map operations only (never while bytes arrive).
  */
 public final class HeldBytes {

@@ -14,17 +14,20 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Per-stream state of the read path: what is read, from where, the last block status seen, read-ahead progress.
+ * It lives in the base package so that every part of the read path can take it; it knows none of them.
  *
- * <p>Ownership, field by field (a field is written only by its owner; anyone in the package may read it):
+ * <p>Ownership, field by field (a field is written, through its method, only by its owner; any part may read it):
  * <ul>
  *   <li>{@code version}, {@code source}, {@code stats}, {@code blockCount}: final, set here;
  *   <li>{@code recentStatus}: {@link io.rubix.core.read.BlockReader} (the planner sets it, clears it when a cached block fails,
- *       and on {@code unbuffer});
- *   <li>{@code lastPeerBlock}: {@link io.rubix.core.read.PeerBlocks};
- *   <li>{@code peerAhead}: {@link io.rubix.core.read.PeerBlocks} adds entries and clears them on {@code unbuffer}; this class's
+ *       and on {@code unbuffer}), and {@link io.rubix.core.read.fill.StatusWindows} on its behalf;
+ *   <li>{@code lastPeerBlock}: {@link io.rubix.core.read.peer.PeerBlocks};
+ *   <li>{@code peerAhead}: {@link io.rubix.core.read.peer.PeerBlocks} adds entries and clears them on {@code unbuffer}; this class's
  *       window bookkeeping ({@link #noteRead}, {@link #notePeerRead}) drops them when the stream jumps or passes them;
- *   <li>{@code held}: {@link io.rubix.core.read.SourceReads} adds, serves and clears; {@link #noteRead} drops what the stream
- *       passed, and all of it when the stream jumps;
+ *   <li>{@code held}: {@link io.rubix.core.read.uncached.SourceReads} adds, serves and clears, and
+ *       {@link io.rubix.core.read.fetch.SourceFetches} keeps the blocks whose cache write failed; {@link #noteRead} drops
+ *       what the stream passed, and all of it when the stream jumps;
+ *   <li>{@code cachedReads}: {@link io.rubix.core.read.CachedBlocks}, through {@link #noteCachedRead} and {@link #takeCachedReads};
  *   <li>the read-ahead windows (the private fields): this class, under its lock.
  * </ul>
  * Positioned reads of one stream may run in parallel: the shared fields are volatile or concurrent.
@@ -36,11 +39,20 @@ public final class ReadSession {
   public final int blockCount;
   /** The last status answer, reused while it says the blocks a read needs are cached. Owner: {@link io.rubix.core.read.BlockReader}. */
   private volatile BlockRange recentStatus;
-  /** The last block received from a peer (verified), so small reads inside it need no second transfer. Owner: {@link io.rubix.core.read.PeerBlocks}. */
+  /**
+   * The last block received from a peer (verified), so small reads inside it need no second transfer.
+   * Owner: {@link io.rubix.core.read.peer.PeerBlocks}.
+   */
   private volatile PeerBlock lastPeerBlock;
-  /** Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index. Owner: {@link io.rubix.core.read.PeerBlocks}. */
+  /**
+   * Blocks owned elsewhere that read-ahead is receiving or has received from their owners, by block index.
+   * Owner: {@link io.rubix.core.read.peer.PeerBlocks}.
+   */
   private final ConcurrentHashMap<Integer, CompletableFuture<PeerBlock>> peerAhead = new ConcurrentHashMap<>();
-  /** Bytes read from the source that the cache does not keep, held for this stream's next reads. Owner: {@link io.rubix.core.read.SourceReads}. */
+  /**
+   * Bytes read from the source that the cache does not keep, held for this stream's next reads.
+   * Owner: {@link io.rubix.core.read.uncached.SourceReads}.
+   */
   private final HeldBytes held;
 
   /** The data file the last cached read used, as named in a status answer and as a path (parsed once per file, not per read). */
