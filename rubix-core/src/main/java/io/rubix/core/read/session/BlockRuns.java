@@ -50,7 +50,7 @@ public final class BlockRuns {
   }
 
   /** The end of the run that starts at {@code first}: the first block of {@code (first, end)} whose key differs from {@code first}'s, else {@code end}. */
-  public static int end(int first, int end, Key key) {
+  static int end(int first, int end, Key key) {
     return end(first, end, Integer.MAX_VALUE, key);
   }
 

@@ -102,7 +102,7 @@ public final class HeldBytes {
   }
 
   /** Drops the chunks that end at or before {@code position}: a sequential stream has passed them. */
-  public synchronized void dropBefore(long position) {
+  synchronized void dropBefore(long position) {
     Iterator<Chunk> it = chunks.values().iterator();
     while (it.hasNext()) {
       Chunk chunk = it.next();

@@ -238,7 +238,7 @@ public final class ReadSession {
     peerAhead.put(block, transfer);
   }
 
-  /** The blocks this stream is receiving or has received ahead from their owners. */
+  /** The blocks this stream is receiving or has received ahead from their owners: a copy, for tests. */
   public Set<Integer> peerAheadBlocks() {
     return Set.copyOf(peerAhead.keySet());
   }

@@ -39,7 +39,7 @@ public record Span(long position, ByteBuffer buffer) {
   }
 
   /** The bytes from {@code from} (an object position inside this span) to its end. */
-  public Span from(long from) {
+  Span from(long from) {
     return range(from, end());
   }
 

@@ -34,7 +34,7 @@ public final class ReadFixture implements AutoCloseable {
 
   public final Path root;
   public final InProcessMetadataService service;
-  public final CacheFiles files;
+  final CacheFiles files;
   public final BlockStore store;
   public final CacheStats stats = new CacheStats();
   public final byte[] data;
