@@ -165,9 +165,9 @@ public final class CacheEngine implements Closeable {
 
   /**
    * Drops every cached version of {@code path} and of the paths under it (after a write, rename or delete of
-   * a file or a directory through this file system),
-   * the tails this engine keeps in memory included: a version known by path and length alone (immutable
-   * freshness, Iceberg) comes back with the same key when the path is written again with the same length.
+   * a file or a directory through this file system), the tails and fetches in flight this engine keeps in
+   * memory included: a version known by path and length alone (immutable freshness, Iceberg) comes back with
+   * the same key when the path is written again with the same length.
    */
   public void invalidate(String path) {
     try {

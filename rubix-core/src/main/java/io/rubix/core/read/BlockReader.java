@@ -149,9 +149,14 @@ public final class BlockReader {
     return filler;
   }
 
-  /** Drops what this reader keeps in memory of any version of {@code path} (the tails): it was written again or deleted. */
+  /**
+   * Drops what this reader keeps in memory of any version of {@code path} and of the paths under it, the
+   * tails and the fetches in flight, so no later read is served from them: it was written again, deleted
+   * or renamed.
+   */
   public void forget(String path) {
     tails.forget(path);
+    fetches.forget(path);
   }
 
   ReadSession newSession(ObjectVersion version, Source source, StreamStats stats) {

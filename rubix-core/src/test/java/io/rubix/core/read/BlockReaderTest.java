@@ -8,6 +8,7 @@ import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.session.CountingMetadataService;
 import io.rubix.core.read.session.ReadFixture;
 import io.rubix.core.read.session.ReadSession;
+import io.rubix.core.read.session.Source;
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.core.store.ChannelOpener;
 import io.rubix.spi.ObjectVersion;
@@ -17,7 +18,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -81,6 +85,34 @@ class BlockReaderTest {
     assertThat(reader.read(s, from, dst)).isEqualTo((int) (to - from));
     assertThat(dst.hasRemaining()).isFalse();
     return dst.array();
+  }
+
+  /**
+   * A version known by path and length (immutable freshness, Iceberg) comes back with the same key when its
+   * path is written again with the same length. The first read's blocks are still in flight (their cache
+   * write queued, not run) when the path is forgotten: the next read must fetch the new bytes, not copy
+   * the old fetch's buffer.
+   */
+  @Test
+  void aPathForgottenWhileItsBlocksAreInFlightIsNotServedFromTheOldFetch() throws IOException {
+    try (ReadFixture fixture = new ReadFixture(root, LENGTH)) {
+      List<Runnable> queuedWrites = new ArrayList<>();
+      BlockReader reader = new BlockReader(ReadFixture.config(fixture.root, false, 2), fixture.service, fixture.store, DIRECT,
+          queuedWrites::add);
+      assertThat(read(reader, fixture.session(), 0, LENGTH)).isEqualTo(fixture.data);
+      assertThat(queuedWrites).as("the cache writes wait").isNotEmpty();
+
+      // written again with the same length: what CacheEngine.invalidate does for the path
+      fixture.service.invalidatePath(fixture.version.path());
+      reader.forget(fixture.version.path());
+      byte[] again = new byte[(int) LENGTH];
+      new Random(99).nextBytes(again);
+      Source rewritten = (position, buffer, offset, length) -> System.arraycopy(again, (int) position, buffer, offset, length);
+
+      assertThat(Arrays.equals(read(reader, fixture.session(rewritten), 0, LENGTH), again)).as("the new bytes").isTrue();
+      queuedWrites.forEach(Runnable::run);
+      assertThat(Arrays.equals(read(reader, fixture.session(rewritten), 0, LENGTH), again)).as("after the old writes ran").isTrue();
+    }
   }
 
   @Test

@@ -76,6 +76,16 @@ final class InFlightBuffers {
     }
   }
 
+  /**
+   * Forgets the blocks being fetched of every version of {@code path} and of the paths under it: later
+   * lookups do not find them (a version known by path and length comes back with the same key when the
+   * path is written again). The fetches go on; readers that already took an entry keep it, and each run
+   * still removes only its own entries.
+   */
+  void forget(String path) {
+    fetching.keySet().removeIf(key -> key.version().isAtOrUnder(path));
+  }
+
   /** The pending or fetched bytes of {@code block}, or null when this JVM is not fetching it. */
   CompletableFuture<ByteBuffer> get(ObjectVersion version, int block) {
     Entry entry = fetching.get(new Key(version, block));

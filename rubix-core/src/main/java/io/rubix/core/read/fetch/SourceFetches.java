@@ -87,6 +87,11 @@ public final class SourceFetches {
     return inFlight.get(s.version, block);
   }
 
+  /** Forgets this JVM's fetches of {@code path} and of the paths under it ({@link InFlightBuffers#forget}): it was written again or deleted. */
+  public void forget(String path) {
+    inFlight.forget(path);
+  }
+
   /** {@code block} of {@code version} as this JVM's fetch reads it from the source; null when this JVM is not fetching it. */
   public ArrivingBlock arriving(ObjectVersion version, int block) {
     ArrivingBytes run = inFlight.arriving(version, block);
