@@ -134,9 +134,19 @@ class TpcdsBenchmarkSmokeTest {
     assertThat(options.latencyMs()).isEqualTo(30);
     assertThat(options.bandwidth()).isEqualTo(100_000_000L);
     assertThat(options.queries()).hasSizeGreaterThanOrEqualTo(20);
-    // every configuration but the opt-in local-file-checksummed: the default run is the 9 the README names
-    assertThat(options.configurations()).hasSize(BenchmarkConfiguration.values().length - 1)
-        .doesNotContain(BenchmarkConfiguration.LOCAL_FILE_CHECKSUMMED).contains(BenchmarkConfiguration.LOCAL_FILE);
+    // every configuration but the opt-in local-file-checksummed and the three Iceberg FileIO ones: the default run is the 9 the README names
+    assertThat(options.configurations()).hasSize(BenchmarkConfiguration.values().length - 4)
+        .doesNotContain(BenchmarkConfiguration.LOCAL_FILE_CHECKSUMMED, BenchmarkConfiguration.ICEBERG_S3FILEIO).contains(BenchmarkConfiguration.LOCAL_FILE);
+    assertThat(BenchmarkOptions.parse("--format", "iceberg").configurations()).containsExactly(BenchmarkConfiguration.S3A_CLASSIC,
+        BenchmarkConfiguration.RUBIX_COLD, BenchmarkConfiguration.RUBIX_WARM, BenchmarkConfiguration.RUBIX_WARM_RULES,
+        BenchmarkConfiguration.ICEBERG_S3FILEIO, BenchmarkConfiguration.RUBIX_FILEIO_COLD, BenchmarkConfiguration.RUBIX_FILEIO_WARM);
+    assertThat(BenchmarkOptions.parse("--format", "delta").configurations()).containsExactly(BenchmarkConfiguration.S3A_CLASSIC,
+        BenchmarkConfiguration.S3A_ANALYTICS, BenchmarkConfiguration.RUBIX_COLD, BenchmarkConfiguration.RUBIX_WARM,
+        BenchmarkConfiguration.RUBIX_WARM_RULES, BenchmarkConfiguration.LOCAL_FILE);
+    assertThatThrownBy(() -> BenchmarkOptions.parse("--format", "iceberg", "--configs", "local-file"))
+        .hasMessageContaining("local-file does not apply to --format iceberg");
+    assertThatThrownBy(() -> BenchmarkOptions.parse("--format", "delta", "--configs", "rubix-fileio-warm"))
+        .hasMessageContaining("--format delta has no Iceberg catalog");
     assertThat(options.seed()).isNull();
     assertThat(options.scaleKey()).isEqualTo("sf0_1");
     assertThat(options.format()).isEqualTo(TableFormat.ORC);
