@@ -144,9 +144,11 @@ public final class ConfigurationRun {
     }
     Map<String, Long> requests = control.requests();
     S3ServerControl.Counters served = control.reset();
+    // object by object, in this configuration's log: which files a pass asked the store for
+    System.err.println("[" + configuration.label() + "] requests: " + requests);
     return new Iteration(elapsed, rows.size(), digest(rows), served.gets(), served.heads(), served.lists(), served.bytes(),
         count(requests, "GET ", OpenTables::dataFile), count(requests, "HEAD ", OpenTables::dataFile),
-        count(requests, "HEAD ", OpenTables::pointer));
+        count(requests, "HEAD ", OpenTables::logPointer));
   }
 
   /** The requests of {@code method} ({@code "GET "}) for the objects {@code objects} accepts ({@code bucket/key}). */

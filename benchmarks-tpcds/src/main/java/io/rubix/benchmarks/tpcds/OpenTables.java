@@ -92,8 +92,12 @@ final class OpenTables {
     return (key.endsWith(".parquet") || key.endsWith(".orc")) && !key.contains("/_delta_log/") && !key.contains("/metadata/");
   }
 
-  /** Whether {@code key} is a table's pointer overwritten in place: Delta's {@code _last_checkpoint}, a Hadoop catalog's version hint. */
-  static boolean pointer(String key) {
-    return key.endsWith("/_delta_log/_last_checkpoint") || key.endsWith("/metadata/version-hint.text");
+  /**
+   * Whether {@code key} is what a reader asks for to learn a table's current version, which no cache can answer: Delta's
+   * {@code _delta_log} directory (probed with a HEAD and listed before every query's snapshot update) and its
+   * {@code _last_checkpoint} (overwritten in place at every checkpoint: strict), a Hadoop catalog's {@code metadata/version-hint.text}.
+   */
+  static boolean logPointer(String key) {
+    return key.endsWith("/_delta_log") || key.endsWith("/_delta_log/_last_checkpoint") || key.endsWith("/metadata/version-hint.text");
   }
 }

@@ -132,13 +132,13 @@ final class Report {
     }
     if (options.format().openTable()) {
       md.append("\nOf those, the tables' data files (").append(options.format() == TableFormat.DELTA ? "Parquet files outside _delta_log"
-          : "Parquet files outside metadata/").append(") and the file the format overwrites in place (")
-          .append(options.format() == TableFormat.DELTA ? "_delta_log/_last_checkpoint" : "a Hadoop catalog's metadata/version-hint.text;"
-              + " this JDBC catalog has none").append("):\n\n");
-      md.append("| configuration | data-file GETs | data-file HEADs | pointer HEADs |\n|---|---:|---:|---:|\n");
+          : "Parquet files outside metadata/").append(") and what tells a reader the table's version (")
+          .append(options.format() == TableFormat.DELTA ? "the _delta_log directory and _delta_log/_last_checkpoint"
+              : "a Hadoop catalog's metadata/version-hint.text; this JDBC catalog has none").append("):\n\n");
+      md.append("| configuration | data-file GETs | data-file HEADs | log HEADs |\n|---|---:|---:|---:|\n");
       for (BenchmarkConfiguration c : configurations) {
         md.append("| ").append(c.label()).append(" | ").append(counted(c, Iteration::dataGets)).append(" | ")
-            .append(counted(c, Iteration::dataHeads)).append(" | ").append(counted(c, Iteration::pointerHeads)).append(" |\n");
+            .append(counted(c, Iteration::dataHeads)).append(" | ").append(counted(c, Iteration::logHeads)).append(" |\n");
       }
     }
     return md.toString();
