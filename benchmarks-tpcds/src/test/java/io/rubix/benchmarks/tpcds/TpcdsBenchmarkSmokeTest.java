@@ -122,7 +122,7 @@ class TpcdsBenchmarkSmokeTest {
    * _last_checkpoint); the run's own checks pass.
    */
   @Test
-  void icebergAndDeltaTablesAnswerAlikeAndWarmReadsAskTheStoreNothingButTheDeltaPointer() throws Exception {
+  void icebergAndDeltaTablesAnswerAlikeAndWarmReadsAskTheStoreNothingButTheDeltaLog() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     TpcdsBenchmark.Outcome iceberg;
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
