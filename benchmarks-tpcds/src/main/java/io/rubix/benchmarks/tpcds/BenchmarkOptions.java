@@ -56,12 +56,16 @@ record BenchmarkOptions(double scale, TableFormat format, long latencyMs, long b
   static final String USAGE = """
       TpcdsBenchmark [options]
         --scale F             TPC-DS scale factor (default 0.1; --smoke: 0.01)
-        --format orc|parquet  file format of the tables: the same data, generated once per format and scale (default orc)
+        --format F            orc, parquet, iceberg or delta: the same data, generated once per format and scale (default orc);
+                              iceberg and delta tables have Parquet data files, iceberg's in a JDBC (sqlite) catalog
         --latency-ms N        latency of the embedded S3 server before the first byte of a GET and before a HEAD or LIST answer (default 30)
         --bandwidth B         bandwidth per connection of the embedded S3 server, e.g. 100m (default 100m = 100 MB/s; 0 = unlimited)
         --configs A,B,...     from s3a-classic, s3a-analytics, s3a-prefetch, rubix-cold, rubix-warm, rubix-warm-ttl, rubix-warm-rules, alluxio-cold, alluxio-warm, local-file,
-                              local-file-checksummed (not in the default run)
-                              (default: all of them but local-file-checksummed); each runs in its own JVM, in a shuffled order
+                              local-file-checksummed (not in the default run), and for --format iceberg only iceberg-s3fileio, rubix-fileio-cold,
+                              rubix-fileio-warm (local-file does not apply to iceberg)
+                              (default orc, parquet: all of them but local-file-checksummed; iceberg: iceberg-s3fileio, rubix-fileio-cold,
+                              rubix-fileio-warm, s3a-classic, rubix-cold, rubix-warm, rubix-warm-rules; delta: s3a-classic, s3a-analytics,
+                              rubix-cold, rubix-warm, rubix-warm-rules, local-file); each runs in its own JVM, in a shuffled order
         --seed N              seed of that shuffle (default: a random one, printed)
         --queries q3,q12,...  TPC-DS queries (default: 22 queries, see docs/spark.md)
         --iterations N        timed runs of every query per configuration; median and min-max are reported (default 3; --smoke: 1)
@@ -79,7 +83,7 @@ record BenchmarkOptions(double scale, TableFormat format, long latencyMs, long b
     TableFormat format = TableFormat.ORC;
     long latencyMs = 30;
     long bandwidth = 100_000_000L;
-    List<BenchmarkConfiguration> configurations = Arrays.stream(BenchmarkConfiguration.values()).filter(BenchmarkConfiguration::inDefaultRun).toList();
+    List<BenchmarkConfiguration> configurations = null;
     List<String> queries = smoke ? SMOKE_QUERIES : DEFAULT_QUERIES;
     int iterations = smoke ? 1 : 3;
     Long seed = null;
@@ -128,6 +132,16 @@ record BenchmarkOptions(double scale, TableFormat format, long latencyMs, long b
     }
     if (endpoint != null && (accessKey == null || secretKey == null)) {
       throw new IllegalArgumentException("--endpoint needs --access-key and --secret-key");
+    }
+    TableFormat tableFormat = format;
+    if (configurations == null) {
+      configurations = Arrays.stream(BenchmarkConfiguration.values()).filter(c -> c.inDefaultRun(tableFormat)).toList();
+    }
+    for (BenchmarkConfiguration configuration : configurations) {
+      String reason = configuration.notFor(format);
+      if (reason != null) {
+        throw new IllegalArgumentException(reason);
+      }
     }
     if (configurations.stream().distinct().count() != configurations.size()) {
       throw new IllegalArgumentException("--configs names a configuration twice: " + configurations);

@@ -17,8 +17,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.spark.SparkCatalog;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -39,6 +45,10 @@ public final class ConfigurationRun {
   private final Path cacheDir;
   private final S3ServerControl control;
   private SparkSession spark;
+  /** The Iceberg catalogs rubix-fileio-cold made so far, one per timed query. */
+  private int freshCatalogs;
+  /** Each Iceberg table's current metadata file, for rubix-fileio-cold's new catalogs. */
+  private final Map<String, String> metadataLocations = new LinkedHashMap<>();
 
   ConfigurationRun(RunSpec spec, PrintStream out) {
     this.spec = spec;
@@ -69,7 +79,7 @@ public final class ConfigurationRun {
     emptyDirectory(cacheDir);
     spark = session();
     try {
-      spec.tables().forEach((table, location) -> spark.read().format(spec.format().key()).load(location).createOrReplaceTempView(table));
+      registerTables(OpenTables.ICEBERG_CATALOG);
       newFileSystems();
       String first = spec.queries().get(0);
       long start = System.nanoTime();
@@ -99,11 +109,29 @@ public final class ConfigurationRun {
     }
   }
 
+  /**
+   * Makes the query's table names resolve: a temporary view per table over its files (ORC, Parquet, a Delta table's directory) or
+   * over the Iceberg table of the same name in catalog {@code icebergCatalog}.
+   */
+  private void registerTables(String icebergCatalog) {
+    spec.tables().forEach((table, location) -> {
+      Dataset<Row> rows = switch (spec.format()) {
+        case ORC, PARQUET -> spark.read().format(spec.format().key()).load(location);
+        case DELTA -> spark.read().format("delta").load(location);
+        case ICEBERG -> spark.table(OpenTables.icebergTable(icebergCatalog, table));
+      };
+      rows.createOrReplaceTempView(table);
+    });
+  }
+
   private Iteration timed(String sql) throws IOException {
     if (configuration.emptiedPerQuery()) {
       emptyCache();
     } else if (configuration.direct()) {
       newFileSystems();
+    }
+    if (configuration == BenchmarkConfiguration.RUBIX_FILEIO_COLD) {
+      freshIcebergCatalog();
     }
     if (control != null) {
       control.reset();
@@ -111,8 +139,57 @@ public final class ConfigurationRun {
     long start = System.nanoTime();
     List<Row> rows = spark.sql(sql).collectAsList();
     long elapsed = (System.nanoTime() - start) / 1_000_000;
-    S3ServerControl.Counters served = control == null ? new S3ServerControl.Counters(-1, -1, -1, -1) : control.reset();
-    return new Iteration(elapsed, rows.size(), digest(rows), served.gets(), served.heads(), served.lists(), served.bytes());
+    if (control == null) {
+      return new Iteration(elapsed, rows.size(), digest(rows), -1, -1, -1, -1);
+    }
+    Map<String, Long> requests = control.requests();
+    S3ServerControl.Counters served = control.reset();
+    // object by object, in this configuration's log: which files a pass asked the store for
+    System.err.println("[" + configuration.label() + "] requests: " + requests);
+    return new Iteration(elapsed, rows.size(), digest(rows), served.gets(), served.heads(), served.lists(), served.bytes(),
+        count(requests, "GET ", OpenTables::dataFile), count(requests, "HEAD ", OpenTables::dataFile),
+        count(requests, "HEAD ", OpenTables::logPointer));
+  }
+
+  /** The requests of {@code method} ({@code "GET "}) for the objects {@code objects} accepts ({@code bucket/key}). */
+  private static long count(Map<String, Long> requests, String method, Predicate<String> objects) {
+    return requests.entrySet().stream().filter(e -> e.getKey().startsWith(method) && objects.test(e.getKey().substring(method.length())))
+        .mapToLong(Map.Entry::getValue).sum();
+  }
+
+  /**
+   * rubix-fileio-cold's empty cache: CachingFileIO's cache engine is shared by every FileIO of the same settings in the JVM and held
+   * by the copies Spark's tasks deserialize, which nobody closes, so it cannot be emptied under them. Instead every timed query gets
+   * a new Iceberg catalog whose cache directory is new and empty (another setting, so another engine), and the views are registered
+   * anew over its tables: a new reader with an empty cache, which also loads each table's metadata again. The catalogs are in the
+   * session's settings from its start (Spark 4.0 did not resolve a catalog set with {@code spark.conf().set} later).
+   */
+  private void freshIcebergCatalog() throws IOException {
+    freshCatalogs++;
+    Files.createDirectories(freshCacheDir(freshCatalogs));
+    Files.deleteIfExists(freshCacheDir(freshCatalogs).resolveSibling("catalog-" + freshCatalogs + ".db"));
+    Catalog main = ((SparkCatalog) spark.sessionState().catalogManager().catalog(OpenTables.ICEBERG_CATALOG)).icebergCatalog();
+    Catalog fresh = ((SparkCatalog) spark.sessionState().catalogManager().catalog(freshCatalog(freshCatalogs))).icebergCatalog();
+    for (String table : spec.tables().keySet()) {
+      TableIdentifier id = TableIdentifier.of(OpenTables.ICEBERG_NAMESPACE, table);
+      String metadata = metadataLocations.computeIfAbsent(table,
+          t -> ((HasTableOperations) main.loadTable(id)).operations().current().metadataFileLocation());
+      // the JDBC catalog keys its entries by the catalog's name: the table's current metadata file, registered in this one's database
+      fresh.registerTable(id, metadata);
+    }
+    registerTables(freshCatalog(freshCatalogs));
+  }
+
+  private static String freshCatalog(int n) {
+    return OpenTables.ICEBERG_CATALOG + "_" + n;
+  }
+
+  private Path freshCacheDir(int n) {
+    return cacheDir.resolve("fileio-" + n);
+  }
+
+  private Map<String, String> icebergCatalogSettings(String name, String cache) {
+    return OpenTables.icebergCatalog(name, spec.icebergCatalog(), spec.icebergWarehouse(), configuration.icebergIo(), spec.s3a(), cache);
   }
 
   private static String served(Iteration iteration) {
@@ -178,7 +255,7 @@ public final class ConfigurationRun {
 
   private SparkSession session() {
     Map<String, String> hadoop = new LinkedHashMap<>(spec.s3a());
-    hadoop.putAll(configuration.hadoopSettings());
+    hadoop.putAll(configuration.hadoopSettings(spec.format(), spec.bucketRoot()));
     hadoop.put("rubix.cache.dirs", cacheDir.toString());
     hadoop.put("rubix.cache.jmx.enabled", "false");
     if (configuration.rubix()) {
@@ -199,6 +276,19 @@ public final class ConfigurationRun {
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.shuffle.partitions", "4");
     hadoop.forEach((key, value) -> builder.config("spark.hadoop." + key, value));
+    if (spec.format() == TableFormat.DELTA) {
+      OpenTables.deltaSession().forEach(builder::config);
+    }
+    if (spec.format() == TableFormat.ICEBERG) {
+      icebergCatalogSettings(OpenTables.ICEBERG_CATALOG, cacheDir.resolve("fileio").toString()).forEach(builder::config);
+      if (configuration == BenchmarkConfiguration.RUBIX_FILEIO_COLD) {
+        for (int n = 1; n <= spec.queries().size() * spec.iterations(); n++) {
+          // a database of its own: sqlite lets one connection write while another catalog's holds the main database
+          OpenTables.icebergCatalog(freshCatalog(n), "jdbc:sqlite:" + freshCacheDir(n).resolveSibling("catalog-" + n + ".db"),
+              spec.icebergWarehouse(), configuration.icebergIo(), spec.s3a(), freshCacheDir(n).toString()).forEach(builder::config);
+        }
+      }
+    }
     return builder.getOrCreate();
   }
 }

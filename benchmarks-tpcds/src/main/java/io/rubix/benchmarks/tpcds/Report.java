@@ -67,6 +67,11 @@ final class Report {
     return totals;
   }
 
+  /** The spread of {@code configuration}'s pass totals of {@code counter} (a median of -1 when it was not measured). */
+  Spread served(BenchmarkConfiguration configuration, ToLongFunction<Iteration> counter) {
+    return Spread.of(passTotals(configuration, counter));
+  }
+
   double speedUp(BenchmarkConfiguration configuration) {
     long total = total(configuration).median();
     return total == 0 ? 0 : (double) total(baseline).median() / total;
@@ -125,6 +130,17 @@ final class Report {
               : megabytes(bytes.median()) + " (" + megabytes(bytes.min()) + "–" + megabytes(bytes.max()) + ")")
           .append(" |\n");
     }
+    if (options.format().openTable()) {
+      md.append("\nOf those, the tables' data files (").append(options.format() == TableFormat.DELTA ? "Parquet files outside _delta_log"
+          : "Parquet files outside metadata/").append(") and what tells a reader the table's version (")
+          .append(options.format() == TableFormat.DELTA ? "the _delta_log directory and _delta_log/_last_checkpoint"
+              : "a Hadoop catalog's metadata/version-hint.text; this JDBC catalog has none").append("):\n\n");
+      md.append("| configuration | data-file GETs | data-file HEADs | log HEADs |\n|---|---:|---:|---:|\n");
+      for (BenchmarkConfiguration c : configurations) {
+        md.append("| ").append(c.label()).append(" | ").append(counted(c, Iteration::dataGets)).append(" | ")
+            .append(counted(c, Iteration::dataHeads)).append(" | ").append(counted(c, Iteration::logHeads)).append(" |\n");
+      }
+    }
     return md.toString();
   }
 
@@ -182,7 +198,8 @@ final class Report {
       labels.add(c.label());
       totals.add(total(c));
     });
-    chart(charts.resolve("total.png"), "TPC-DS, one pass over " + byQuery.size() + " queries (" + options.scaleKey() + ", ORC)", labels, totals);
+    chart(charts.resolve("total.png"), "TPC-DS, one pass over " + byQuery.size() + " queries (" + options.scaleKey() + ", "
+        + options.format().title() + ")", labels, totals);
   }
 
   private void csvRow(StringBuilder csv, String query, BenchmarkConfiguration c, Spread millis, Spread gets, Spread heads, Spread lists,

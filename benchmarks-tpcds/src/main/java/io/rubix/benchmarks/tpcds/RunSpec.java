@@ -19,10 +19,18 @@ import java.util.Map;
  * @param control the S3 server's control endpoint (counters), or null for an external store
  * @param cacheDir the configuration's own cache directory, emptied when the run starts
  * @param output where the run writes its {@link RunResult}
+ * @param icebergCatalog the Iceberg catalog's JDBC URI ({@code jdbc:sqlite:...}), or null unless the format is Iceberg
+ * @param icebergWarehouse the Iceberg catalog's warehouse, or null unless the format is Iceberg
  */
 record RunSpec(BenchmarkConfiguration configuration, List<String> queries, int iterations, String bucketRoot, TableFormat format,
     Map<String, String> tables,
-    Map<String, String> s3a, String control, String cacheDir, String output) {
+    Map<String, String> s3a, String control, String cacheDir, String output, String icebergCatalog, String icebergWarehouse) {
+  /** A spec for a format other than Iceberg. */
+  RunSpec(BenchmarkConfiguration configuration, List<String> queries, int iterations, String bucketRoot, TableFormat format,
+      Map<String, String> tables, Map<String, String> s3a, String control, String cacheDir, String output) {
+    this(configuration, queries, iterations, bucketRoot, format, tables, s3a, control, cacheDir, output, null, null);
+  }
+
   RunSpec {
     requireNonNull(configuration, "configuration is null");
     queries = List.copyOf(queries);
@@ -32,6 +40,9 @@ record RunSpec(BenchmarkConfiguration configuration, List<String> queries, int i
     requireNonNull(format, "format is null");
     requireNonNull(cacheDir, "cacheDir is null");
     requireNonNull(output, "output is null");
+    if (format == TableFormat.ICEBERG && (icebergCatalog == null || icebergWarehouse == null)) {
+      throw new IllegalArgumentException("an Iceberg run needs the catalog's URI and warehouse");
+    }
     if (queries.isEmpty() || iterations < 1) {
       throw new IllegalArgumentException("no queries or no iterations: " + queries + ", " + iterations);
     }

@@ -25,6 +25,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FileUtil;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 
@@ -60,12 +62,12 @@ public final class TpcdsBenchmark {
       return;
     }
     Outcome outcome = new TpcdsBenchmark(options, System.out).run();
-    System.exit(outcome.answersMatch() ? 0 : 1);
+    System.exit(outcome.answersMatch() && outcome.failedChecks().isEmpty() ? 0 : 1);
   }
 
   /** What a run produced: the configurations in the order they ran, the seed of that order, and the report's numbers. */
   record Outcome(Path resultsDir, boolean answersMatch, long seed, List<BenchmarkConfiguration> order, List<QueryResult> results,
-      Map<String, Spread> totals, Map<BenchmarkConfiguration, Long> pids) {}
+      Map<String, Spread> totals, Map<BenchmarkConfiguration, Long> pids, List<String> failedChecks) {}
 
   Outcome run() throws IOException {
     List<String> queries = options.queries();
@@ -84,7 +86,7 @@ public final class TpcdsBenchmark {
     out.printf(Locale.ROOT, "TPC-DS %s, scale %s, %d queries %s, %d iteration(s), tables %s%n", options.format().title(),
         options.scale(), queries.size(), queries, options.iterations(), tables);
     out.println("Store: " + store);
-    options.configurations().forEach(c -> out.println("  " + c.label() + ": " + c.description()));
+    options.configurations().forEach(c -> out.println("  " + c.label() + ": " + c.description(options.format())));
     out.printf(Locale.ROOT, "Each configuration in its own JVM, in this order (--seed %d): %s%n", seed,
         String.join(", ", order.stream().map(BenchmarkConfiguration::label).toList()));
 
@@ -117,7 +119,8 @@ public final class TpcdsBenchmark {
         tables.forEach(table -> locations.put(table, configuration.local() ? localPath(table) : path(table)));
         Path cache = options.cacheDir().resolve(configuration.label());
         RunSpec spec = new RunSpec(configuration, queries, options.iterations(), root(), options.format(), locations, s3a,
-            server == null ? null : server.control().uri().toString(), cache.toString(), dir.resolve(configuration.label() + ".json").toString());
+            server == null ? null : server.control().uri().toString(), cache.toString(), dir.resolve(configuration.label() + ".json").toString(),
+            options.format() == TableFormat.ICEBERG ? icebergCatalogUri() : null, options.format() == TableFormat.ICEBERG ? warehouse() : null);
         long start = System.nanoTime();
         RunResult run = ChildJvm.run(spec, dir.resolve(configuration.label() + ".log"), out);
         out.printf(Locale.ROOT, "[%s] its JVM ran for %d s%n", configuration.label(), (System.nanoTime() - start) / 1_000_000_000);
@@ -145,9 +148,13 @@ public final class TpcdsBenchmark {
       Map<String, Spread> totals = new LinkedHashMap<>();
       options.configurations().forEach(c -> totals.put(c.label(), report.total(c)));
       goals(report, baseline);
+      List<String> failed = Checks.check(options, report, out);
       out.println("Results: " + dir);
       out.println(report.answersMatch() ? "All answers match " + reference.label() + "." : "SOME ANSWERS DIFFER from " + reference.label() + ".");
-      return new Outcome(dir, report.answersMatch(), seed, List.copyOf(order), List.copyOf(results), totals, pids);
+      if (!failed.isEmpty()) {
+        out.println(failed.size() + " CHECK(S) FAILED: " + String.join("; ", failed));
+      }
+      return new Outcome(dir, report.answersMatch(), seed, List.copyOf(order), List.copyOf(results), totals, pids, List.copyOf(failed));
     } finally {
       FileSystem.closeAll();
       if (server != null) {
@@ -201,9 +208,11 @@ public final class TpcdsBenchmark {
   /** Generates the tables the bucket does not hold yet, with a Spark session of its own that stops before any configuration runs. */
   private void generate(Configuration conf, Map<String, String> s3a, Set<String> tables) throws IOException {
     FileSystem fs = new org.apache.hadoop.fs.Path(root()).getFileSystem(conf);
+    // an Iceberg table is its catalog's entry as well as its files: without the catalog's database, write every table again
+    boolean catalogMissing = options.format() == TableFormat.ICEBERG && !Files.exists(icebergCatalogFile());
     List<String> missing = new ArrayList<>();
     for (String table : tables) {
-      if (!fs.exists(new org.apache.hadoop.fs.Path(path(table), "_SUCCESS"))) {
+      if (catalogMissing || !fs.exists(new org.apache.hadoop.fs.Path(path(table), "_SUCCESS"))) {
         missing.add(table);
       }
     }
@@ -219,11 +228,38 @@ public final class TpcdsBenchmark {
         .config("spark.hadoop.rubix.cache.enabled", "false");
     s3a.forEach((key, value) -> builder.config("spark.hadoop." + key, value));
     BenchmarkConfiguration.S3A_CLASSIC.hadoopSettings().forEach((key, value) -> builder.config("spark.hadoop." + key, value));
+    if (options.format() == TableFormat.DELTA) {
+      OpenTables.deltaSession().forEach(builder::config);
+    }
+    if (options.format() == TableFormat.ICEBERG) {
+      Files.createDirectories(icebergCatalogFile().getParent());
+      OpenTables.icebergCatalog(OpenTables.ICEBERG_CATALOG, icebergCatalogUri(), warehouse(), BenchmarkConfiguration.IcebergIo.HADOOP_FILE_IO, s3a,
+          null).forEach(builder::config);
+    }
     SparkSession spark = builder.getOrCreate();
     try {
+      if (options.format() == TableFormat.ICEBERG) {
+        spark.sql("CREATE NAMESPACE IF NOT EXISTS " + OpenTables.ICEBERG_CATALOG + "." + OpenTables.ICEBERG_NAMESPACE);
+      }
       for (String table : missing) {
         long start = System.nanoTime();
-        TpcdsTables.generate(spark, table, options.scale()).write().mode(SaveMode.Overwrite).format(options.format().key()).save(path(table));
+        Dataset<Row> rows = TpcdsTables.generate(spark, table, options.scale());
+        switch (options.format()) {
+          case ORC, PARQUET -> rows.write().mode(SaveMode.Overwrite).format(options.format().key()).save(path(table));
+          case DELTA -> {
+            rows.write().mode(SaveMode.Overwrite).format("delta").save(path(table));
+            fs.create(new org.apache.hadoop.fs.Path(path(table), "_SUCCESS")).close();
+          }
+          case ICEBERG -> {
+            String name = OpenTables.icebergTable(OpenTables.ICEBERG_CATALOG, table);
+            // an entry left by an interrupted run; without PURGE Iceberg drops it without reading its metadata
+            spark.sql("DROP TABLE IF EXISTS " + name);
+            // Parquet with snappy, as Spark writes Parquet and Delta (Iceberg's own default codec is zstd)
+            rows.writeTo(name).using("iceberg").tableProperty("location", path(table)).tableProperty("write.format.default", "parquet")
+                .tableProperty("write.parquet.compression-codec", "snappy").createOrReplace();
+            fs.create(new org.apache.hadoop.fs.Path(path(table), "_SUCCESS")).close();
+          }
+        }
         out.printf(Locale.ROOT, "generated %s (%s) at scale %s in %d ms%n", table, options.format().title(), options.scale(), (System.nanoTime() - start) / 1_000_000);
       }
     } finally {
@@ -249,7 +285,9 @@ public final class TpcdsBenchmark {
       // the data files only: the committer's leftovers (_temporary markers) are not files to read
       for (FileStatus file : source.listStatus(new org.apache.hadoop.fs.Path(path(table)))) {
         String name = file.getPath().getName();
-        if (file.isFile() && !name.startsWith("_") && !name.startsWith(".")
+        // a Delta table is its data files and its log, whose files name the data files relative to the table's directory
+        boolean log = options.format() == TableFormat.DELTA && name.equals("_delta_log");
+        if ((log || file.isFile() && !name.startsWith("_") && !name.startsWith("."))
             && !FileUtil.copy(source, file.getPath(), local, new org.apache.hadoop.fs.Path(target, name), false, conf)) {
           throw new IOException("Could not copy " + file.getPath() + " to " + target);
         }
@@ -276,6 +314,21 @@ public final class TpcdsBenchmark {
 
   private String root() {
     return "s3a://" + options.bucket() + "/";
+  }
+
+  /** The Iceberg catalog's sqlite database of this bucket and scale: beside the S3 server's data directory, never in a cache. */
+  private Path icebergCatalogFile() {
+    Path dir = options.dataDir().toAbsolutePath().resolveSibling(options.dataDir().getFileName() + "-iceberg");
+    return dir.resolve(options.bucket() + "-" + options.scaleKey() + ".db");
+  }
+
+  private String icebergCatalogUri() {
+    return "jdbc:sqlite:" + icebergCatalogFile();
+  }
+
+  /** The Iceberg catalog's warehouse; each table's location is set to its path beside the other formats' tables. */
+  private String warehouse() {
+    return root() + "tpcds/" + options.scaleKey() + "/" + TableFormat.ICEBERG.key();
   }
 
   private String path(String table) {

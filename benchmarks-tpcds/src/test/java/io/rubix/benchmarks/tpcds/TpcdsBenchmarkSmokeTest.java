@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The benchmark at its smallest, through the same path as a real run (a JVM per configuration): scale
  * 0.01, one query, two iterations, three configurations over ORC, then two over the same data as
- * Parquet; CI runs it in verify.
+ * Parquet, and three over Iceberg and three over Delta Lake tables of the same data; CI runs it in verify.
  */
 class TpcdsBenchmarkSmokeTest {
   @TempDir
@@ -115,6 +115,64 @@ class TpcdsBenchmarkSmokeTest {
     }
   }
 
+  /**
+   * The same generated data as Iceberg tables and as Delta tables (Parquet data files): the same answer in both formats; warm RubiX
+   * over Iceberg (CachingFileIO over S3FileIO, and HadoopFileIO over RubiX with the Iceberg rule set) asks the store nothing, and warm
+   * RubiX over Delta with the Delta rule set fetches nothing and sends only the HEADs of its log (_delta_log,
+   * _last_checkpoint); the run's own checks pass.
+   */
+  @Test
+  void icebergAndDeltaTablesAnswerAlikeAndWarmReadsAskTheStoreNothingButTheDeltaLog() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    TpcdsBenchmark.Outcome iceberg;
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      iceberg = new TpcdsBenchmark(tableOptions("iceberg", "iceberg-s3fileio,rubix-fileio-warm,rubix-warm-rules"), out).run();
+    }
+    String icebergOutput = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(icebergOutput).contains("generated store_sales (Iceberg) at scale 0.01", "Check: rubix-fileio-warm: HEADs per pass 0: 0 (passed)",
+        "Check: rubix-warm-rules: GETs per pass 0: 0 (passed)");
+    assertThat(iceberg.answersMatch()).as(icebergOutput).isTrue();
+    assertThat(iceberg.failedChecks()).as(icebergOutput).isEmpty();
+    Map<BenchmarkConfiguration, QueryResult> icebergQ3 = byConfiguration(iceberg.results());
+    assertThat(icebergQ3.get(BenchmarkConfiguration.ICEBERG_S3FILEIO).iterations()).allSatisfy(i -> assertThat(i.dataGets()).isPositive());
+    for (BenchmarkConfiguration warm : List.of(BenchmarkConfiguration.RUBIX_FILEIO_WARM, BenchmarkConfiguration.RUBIX_WARM_RULES)) {
+      assertThat(icebergQ3.get(warm).iterations()).as(warm.label()).allSatisfy(i -> {
+        assertThat(i.gets()).isZero();
+        assertThat(i.heads()).isZero();
+        assertThat(i.bytes()).isZero();
+      });
+    }
+    assertThat(temp.resolve("data-iceberg/rubix-tpcds-sf0_01.db")).isNotEmptyFile();
+
+    bytes.reset();
+    TpcdsBenchmark.Outcome delta;
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      delta = new TpcdsBenchmark(tableOptions("delta", "s3a-classic,rubix-warm-rules,local-file"), out).run();
+    }
+    String deltaOutput = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(deltaOutput).contains("generated store_sales (Delta Lake) at scale 0.01", "HEAD(s) of _delta_log and _delta_log/_last_checkpoint per pass");
+    assertThat(delta.answersMatch()).as(deltaOutput).isTrue();
+    assertThat(delta.failedChecks()).as(deltaOutput).isEmpty();
+    Map<BenchmarkConfiguration, QueryResult> deltaQ3 = byConfiguration(delta.results());
+    assertThat(deltaQ3.get(BenchmarkConfiguration.RUBIX_WARM_RULES).iterations()).allSatisfy(i -> {
+      assertThat(i.dataGets()).isZero();
+      assertThat(i.dataHeads()).isZero();
+      assertThat(i.heads()).isEqualTo(i.logHeads());
+    });
+    assertThat(deltaQ3.get(BenchmarkConfiguration.LOCAL_FILE).iterations()).allSatisfy(i -> assertThat(i.gets() + i.heads() + i.lists()).isZero());
+    assertThat(temp.resolve("data-local/sf0_01/delta/store_sales/_delta_log")).isDirectory();
+
+    String answer = icebergQ3.get(BenchmarkConfiguration.ICEBERG_S3FILEIO).iterations().get(0).answer();
+    assertThat(deltaQ3.values().stream().flatMap(r -> r.iterations().stream()).map(Iteration::answer)).as("Delta's q3 answers Iceberg's")
+        .containsOnly(answer);
+  }
+
+  private BenchmarkOptions tableOptions(String format, String configs) {
+    return BenchmarkOptions.parse("--scale", "0.01", "--format", format, "--queries", "q3", "--iterations", "1", "--configs", configs,
+        "--latency-ms", "5", "--bandwidth", "0", "--data-dir", temp.resolve("data").toString(), "--results", temp.resolve("results").toString(),
+        "--cache-dir", temp.resolve("cache").toString());
+  }
+
   @Test
   void aConfigurationJvmThatFailsFailsTheRunWithItsStderr() throws IOException {
     RunSpec spec = new RunSpec(BenchmarkConfiguration.S3A_CLASSIC, List.of("q999"), 1, "s3a://nowhere/", TableFormat.ORC, Map.of(), Map.of(), null,
@@ -134,9 +192,19 @@ class TpcdsBenchmarkSmokeTest {
     assertThat(options.latencyMs()).isEqualTo(30);
     assertThat(options.bandwidth()).isEqualTo(100_000_000L);
     assertThat(options.queries()).hasSizeGreaterThanOrEqualTo(20);
-    // every configuration but the opt-in local-file-checksummed: the default run is the 9 the README names
-    assertThat(options.configurations()).hasSize(BenchmarkConfiguration.values().length - 1)
-        .doesNotContain(BenchmarkConfiguration.LOCAL_FILE_CHECKSUMMED).contains(BenchmarkConfiguration.LOCAL_FILE);
+    // every configuration but the opt-in local-file-checksummed and the three Iceberg FileIO ones: the default run is the 9 the README names
+    assertThat(options.configurations()).hasSize(BenchmarkConfiguration.values().length - 4)
+        .doesNotContain(BenchmarkConfiguration.LOCAL_FILE_CHECKSUMMED, BenchmarkConfiguration.ICEBERG_S3FILEIO).contains(BenchmarkConfiguration.LOCAL_FILE);
+    assertThat(BenchmarkOptions.parse("--format", "iceberg").configurations()).containsExactly(BenchmarkConfiguration.S3A_CLASSIC,
+        BenchmarkConfiguration.RUBIX_COLD, BenchmarkConfiguration.RUBIX_WARM, BenchmarkConfiguration.RUBIX_WARM_RULES,
+        BenchmarkConfiguration.ICEBERG_S3FILEIO, BenchmarkConfiguration.RUBIX_FILEIO_COLD, BenchmarkConfiguration.RUBIX_FILEIO_WARM);
+    assertThat(BenchmarkOptions.parse("--format", "delta").configurations()).containsExactly(BenchmarkConfiguration.S3A_CLASSIC,
+        BenchmarkConfiguration.S3A_ANALYTICS, BenchmarkConfiguration.RUBIX_COLD, BenchmarkConfiguration.RUBIX_WARM,
+        BenchmarkConfiguration.RUBIX_WARM_RULES, BenchmarkConfiguration.LOCAL_FILE);
+    assertThatThrownBy(() -> BenchmarkOptions.parse("--format", "iceberg", "--configs", "local-file"))
+        .hasMessageContaining("local-file does not apply to --format iceberg");
+    assertThatThrownBy(() -> BenchmarkOptions.parse("--format", "delta", "--configs", "rubix-fileio-warm"))
+        .hasMessageContaining("--format delta has no Iceberg catalog");
     assertThat(options.seed()).isNull();
     assertThat(options.scaleKey()).isEqualTo("sf0_1");
     assertThat(options.format()).isEqualTo(TableFormat.ORC);
