@@ -3,7 +3,6 @@ package io.rubix.core.read;
 import static java.util.Objects.requireNonNull;
 
 import io.rubix.core.config.CacheConfig;
-import io.rubix.core.config.InFlightPolicy;
 import io.rubix.core.peer.PeerReader;
 import io.rubix.core.read.fetch.ChunkFetches;
 import io.rubix.core.read.fetch.GrantedRun;
@@ -32,7 +31,6 @@ import io.rubix.spi.metadata.BlockState;
 import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -55,6 +53,7 @@ import java.util.concurrent.Executor;
  * named with a package lives in that sub-package, over the base package {@code session}:
  * <ul>
  *   <li>{@link CachedBlocks}: blocks the cache holds; returns the ones it could not serve;
+ *   <li>{@link InFlightReads}: blocks a lease names cached or being fetched by another reader (waited for);
  *   <li>{@code fetch}, {@link SourceFetches}: granted blocks fetched from the source, written and committed; the
  *       sole owner of this JVM's in-flight buffers ({@link GrantedRuns}/{@link GrantedRun} end them);
  *   <li>{@code peer}, {@link OwnedElsewhere}: blocks other nodes own, from those nodes ({@link PeerBlocks}) or,
@@ -78,8 +77,6 @@ public final class BlockReader {
   private final int blockSize;
   private final int chunkBlocks;
   private final int readAheadMaxBlocks;
-  private final InFlightPolicy inFlightPolicy;
-  private final long inFlightWaitMillis;
   private final CacheMetadataService service;
   private final Executor fetchExecutor;
   private final FailurePolicy failures;
@@ -91,6 +88,8 @@ public final class BlockReader {
   private final StatusWindows windows;
   private final BlockFiller filler;
   private final SourceReads sourceReads;
+  /** Cached and in-flight blocks of a lease: from the cache, else the source. */
+  private final InFlightReads leased;
   private final UncachedMemory uncachedMemory;
   /** Blocks other nodes own: from those nodes, or from the source without peer reads. */
   private final OwnedElsewhere elsewhere;
@@ -123,8 +122,6 @@ public final class BlockReader {
     }
     this.chunkBlocks = (int) Math.max(1, Math.min(CacheMetadataService.MAX_BLOCKS_PER_CALL, config.fetchChunkSize() / blockSize));
     this.readAheadMaxBlocks = (int) (config.readAheadMax() / blockSize);
-    this.inFlightPolicy = config.inFlightPolicy();
-    this.inFlightWaitMillis = config.inFlightWaitTimeout().toMillis();
     this.failures = FailurePolicy.of(config);
     this.extent = new FetchExtent(blockSize, config.fetchTailSize(), config.fetchWholeMax());
     this.admission = new Admission(admission, blockSize);
@@ -132,6 +129,8 @@ public final class BlockReader {
     this.tails = new TailReads(blockSize, new TailMemory(config.fetchTailSize(), config.tailMemorySize()), service, cached);
     this.fetches = new SourceFetches(blockSize, chunkBlocks, service, store, writeExecutor, failures, config.inFlightWaitTimeout());
     this.sourceReads = new SourceReads(blockSize, chunkBlocks, fetchExecutor);
+    this.leased = new InFlightReads(blockSize, config.inFlightPolicy(), config.inFlightWaitTimeout().toMillis(), service, failures,
+        cached, sourceReads);
     this.uncachedMemory = new UncachedMemory(config.uncachedReadAheadMemory());
     this.elsewhere = peers == null ? OwnedElsewhere.FROM_SOURCE : new PeerBlocks(peers, blockSize, chunkBlocks, this.admission, fetchExecutor);
     // blocks this node does not admit are read ahead from their owners when there are peers, else from the source
@@ -272,7 +271,7 @@ public final class BlockReader {
     BlockRuns.split(first, end, b -> known.state(b) == BlockState.CACHED, (from, to, cached) -> {
       Span run = target.blocks(from, to, blockSize);
       if (cached) {
-        readCached(s, known, from, to, run, true);
+        readCached(s, known, from, to, run);
       } else {
         readMissing(s, from, to, run);
       }
@@ -281,9 +280,9 @@ public final class BlockReader {
 
   /**
    * Reads blocks {@code [first, end)} the status says are cached; the blocks the cache does not serve
-   * after all are read again: fetched as missing blocks when {@code refetch}, else from the source.
+   * after all are fetched as missing blocks (a lease's cached blocks are read by {@link InFlightReads}).
    */
-  private void readCached(ReadSession s, BlockRange status, int first, int end, Span span, boolean refetch) throws IOException {
+  private void readCached(ReadSession s, BlockRange status, int first, int end, Span span) throws IOException {
     int b = first;
     while (b < end) {
       CachedBlocks.Unserved unserved = cached.read(s, status, b, end, span.blocks(b, end, blockSize));
@@ -291,15 +290,11 @@ public final class BlockReader {
         return;
       }
       s.recentStatus(null);
-      Span again = span.blocks(unserved.first(), unserved.end(), blockSize);
-      if (refetch) {
-        readMissing(s, unserved.first(), unserved.end(), again);
-      } else {
-        sourceReads.read(s, again);
-      }
+      readMissing(s, unserved.first(), unserved.end(), span.blocks(unserved.first(), unserved.end(), blockSize));
       b = unserved.end();
     }
   }
+
 
   /**
    * Reads blocks {@code [first, end)} that were not cached: blocks this JVM is already fetching come
@@ -393,8 +388,8 @@ public final class BlockReader {
           } else if (callerFirst < callerEnd) {
             Span run = span.blocks(callerFirst, callerEnd, blockSize);
             switch (state) {
-              case CACHED -> readCached(s, lease, callerFirst, callerEnd, run, false);
-              case IN_FLIGHT -> awaitInFlight(s, callerFirst, callerEnd, run);
+              case CACHED -> leased.readCached(s, lease, callerFirst, callerEnd, run);
+              case IN_FLIGHT -> leased.read(s, callerFirst, callerEnd, run);
               case DENIED, MISSING -> {
                 s.stats.add(CacheCounter.FALLBACK_NO_SPACE, callerEnd - callerFirst);
                 sourceReads.read(s, run);
@@ -410,34 +405,6 @@ public final class BlockReader {
     }
   }
 
-  /** Reads blocks {@code [first, end)} another reader (of any JVM) is fetching: once they are cached, else from the source. */
-  private void awaitInFlight(ReadSession s, int first, int end, Span span) throws IOException {
-    if (inFlightPolicy == InFlightPolicy.SOURCE) {
-      sourceReads.read(s, span);
-      return;
-    }
-    s.stats.add(CacheCounter.INFLIGHT_WAITS, 1);
-    BlockRange after;
-    try {
-      after = service.awaitInFlight(s.version, first, end, inFlightWaitMillis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("Interrupted waiting for blocks [" + first + ", " + end + ") of " + s.version.path());
-    } catch (IOException | RuntimeException e) {
-      failures.metadataFailure(s, e);
-      sourceReads.read(s, span);
-      return;
-    }
-    for (int b = first; b < end; b++) {
-      Span block = span.blocks(b, b + 1, blockSize);
-      if (after.state(b) == BlockState.CACHED) {
-        readCached(s, after, b, b + 1, block, false);
-      } else {
-        s.stats.add(CacheCounter.FALLBACK_INFLIGHT, 1);
-        sourceReads.read(s, block);
-      }
-    }
-  }
 
   /** Reads {@code span}, bytes of blocks another node owns and no owner served, from the source, uncached. */
   private void readNotOwned(ReadSession s, Span span) throws IOException {
