@@ -34,6 +34,8 @@ import java.util.function.LongSupplier;
  */
 final class SpaceLedger {
   private final List<DiskSpace> disks = new ArrayList<>();
+  /** Each disk's eviction order, in the disks' order: what the policy resizes. */
+  private final List<Segments<CachedObject>> segments = new ArrayList<>();
   private final FencedWrites fencedWrites = new FencedWrites(this::giveBack);
   private final LongSupplier nanoClock;
   private final EvictionOrder<CachedObject> order;
@@ -48,6 +50,7 @@ final class SpaceLedger {
       DiskSpace disk = new DiskSpace(roots.get(i), capacities.get(i));
       order.sized(disk.segments);
       disks.add(disk);
+      segments.add(disk.segments);
     }
     this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
   }
@@ -135,10 +138,6 @@ final class SpaceLedger {
    * the {@link EvictionOrder}, which at the end of each sample may resize every disk's window.
    */
   void read(long hitBytes, long bytes) {
-    List<Segments<CachedObject>> segments = new ArrayList<>(disks.size());
-    for (DiskSpace disk : disks) {
-      segments.add(disk.segments);
-    }
     order.read(hitBytes, bytes, objectCount(), segments);
   }
 
