@@ -55,8 +55,9 @@ final class CachedBlocks {
   }
 
   /**
-   * Reads {@code span}, the bytes of blocks {@code [first, end)} that {@code status} says are cached,
-   * block by block, and stops at the first block it cannot serve.
+   * Reads {@code span}, the bytes of blocks {@code [first, end)} that {@code status} says are cached:
+   * the whole run at once ({@link BlockStore#readRun}); when that fails other than by a corrupt block,
+   * block by block, to serve every block it can and stop at the first it cannot.
    *
    * @return null when every block was served; else the blocks to read another way: the failed block
    *     when it was corrupt or unreadable (reported to the service), or every block from it on when its
@@ -66,25 +67,31 @@ final class CachedBlocks {
    */
   Unserved read(ReadSession s, BlockRange status, int first, int end, Span span) throws IOException {
     Path dataFile = s.dataFile(status.dataFile());
+    try {
+      store.readRun(dataFile, s.version, first, end, status::crc32c, span.position(), span.buffer().duplicate());
+      served(s, first, end, span.length());
+      return null;
+    } catch (CacheCorruptionException e) {
+      int bad = e.block();
+      served(s, first, bad, span.blocks(first, bad, blockSize).length());
+      corrupt(s, e);
+      return new Unserved(bad, bad + 1);
+    } catch (InterruptedIOException e) {
+      throw e;
+    } catch (IOException e) {
+      return readByBlock(s, dataFile, status, first, end, span);
+    }
+  }
+
+  private Unserved readByBlock(ReadSession s, Path dataFile, BlockRange status, int first, int end, Span span) throws IOException {
     for (int b = first; b < end; b++) {
       Span block = span.blocks(b, b + 1, blockSize);
-      int length = block.length();
       try {
-        // the store's read moves the slice's position: length is taken before
         store.read(dataFile, s.version, b, status.crc32c(b), block.position(), block.buffer());
-        s.stats.add(CacheCounter.HIT_BYTES, length);
-        s.stats.add(CacheCounter.HIT_BLOCKS, 1);
-        int[] due = s.noteCachedRead(b);
-        if (due != null) {
-          report(s, due);
-        }
+        served(s, b, b + 1, block.length());
         continue;
       } catch (CacheCorruptionException e) {
-        s.stats.add(CacheCounter.CHECKSUM_FAILURES, 1);
-        s.stats.add(CacheCounter.FALLBACK_CHECKSUM, 1);
-        LOG.warn("{}; re-reading it from the source", e.getMessage());
-        // the service re-checks the block before it drops it; strict mode does not fail the read, which the source answers
-        reportCorrupt(s.version, b);
+        corrupt(s, e);
       } catch (InterruptedIOException e) {
         throw e;
       } catch (NoSuchFileException e) {
@@ -102,6 +109,29 @@ final class CachedBlocks {
       return new Unserved(b, b + 1);
     }
     return null;
+  }
+
+  /** Counts blocks {@code [first, end)}, {@code bytes} of them, as read from the cache. */
+  private void served(ReadSession s, int first, int end, int bytes) {
+    if (first == end) {
+      return;
+    }
+    s.stats.add(CacheCounter.HIT_BYTES, bytes);
+    s.stats.add(CacheCounter.HIT_BLOCKS, end - first);
+    for (int b = first; b < end; b++) {
+      int[] due = s.noteCachedRead(b);
+      if (due != null) {
+        report(s, due);
+      }
+    }
+  }
+
+  private void corrupt(ReadSession s, CacheCorruptionException e) {
+    s.stats.add(CacheCounter.CHECKSUM_FAILURES, 1);
+    s.stats.add(CacheCounter.FALLBACK_CHECKSUM, 1);
+    LOG.warn("{}; re-reading it from the source", e.getMessage());
+    // the service re-checks the block before it drops it; strict mode does not fail the read, which the source answers
+    reportCorrupt(s.version, e.block());
   }
 
   /**

@@ -14,6 +14,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.concurrent.locks.Lock;
+import java.util.function.IntUnaryOperator;
 import java.util.zip.CRC32C;
 
 /**
@@ -82,6 +83,98 @@ public final class BlockStore implements Closeable {
     }
   }
 
+  /**
+   * Reads {@code dst.remaining()} bytes at {@code position} of {@code version} from {@code dataFile}:
+   * bytes of every block in {@code [first, end)}, a run whose published CRC32Cs {@code crc32c} gives by
+   * block. One positioned read serves the run, and one liveness check the blocks it trusts; a block
+   * read in part that must be verified (the run's first or last) is read whole on its own, as by
+   * {@link #read}. Moves {@code dst}'s position to its limit.
+   *
+   * @throws CacheCorruptionException naming the first block whose bytes do not match a live file; the
+   *     bytes of the blocks before it were read and are the blocks'
+   * @throws CacheFileGoneException when the file was dropped (it is no longer at its live length)
+   * @throws IOException when the file cannot be read
+   */
+  public void readRun(Path dataFile, ObjectVersion version, int first, int end, IntUnaryOperator crc32c, long position, ByteBuffer dst)
+      throws IOException {
+    long to = position + dst.remaining();
+    if (first >= end || position < (long) first * blockSize || position >= (long) (first + 1) * blockSize
+        || to <= (long) (end - 1) * blockSize || to > (long) (end - 1) * blockSize + version.blockLength(end - 1, blockSize)) {
+      throw new IllegalArgumentException("Read [" + position + ", " + to + ") is not a run of blocks [" + first + ", " + end + ") of " + version);
+    }
+    CacheFile file = files.get(dataFile);
+    try {
+      readRunOnce(file, version, first, end, crc32c, position, dst.duplicate());
+    } catch (ClosedChannelException closedUnderUs) {
+      closed(file, closedUnderUs);
+      readRunOnce(files.get(dataFile), version, first, end, crc32c, position, dst.duplicate());
+    }
+    dst.position(dst.limit());
+  }
+
+  private void readRunOnce(CacheFile file, ObjectVersion version, int first, int end, IntUnaryOperator crc32c, long position, ByteBuffer dst)
+      throws IOException {
+    long to = position + dst.remaining();
+    int lo = first;
+    int hi = end;
+    if (readsPartlyVerified(file, version, first, position, to)) {
+      long firstEnd = Math.min(to, blockEnd(version, first));
+      readOnce(file, version, first, crc32c.applyAsInt(first), position, part(dst, position, position, firstEnd));
+      lo++;
+    }
+    boolean lastApart = hi - 1 >= lo && readsPartlyVerified(file, version, hi - 1, position, to);
+    if (lastApart) {
+      hi--;
+    }
+    if (lo < hi) {
+      long from = Math.max(position, (long) lo * blockSize);
+      long until = Math.min(to, blockEnd(version, hi - 1));
+      ByteBuffer bytes = part(dst, position, from, until);
+      ByteBuffer read = bytes.duplicate();
+      readFully(file, from, bytes, version);
+      boolean trusted = false;
+      for (int b = lo; b < hi; b++) {
+        if (verifies(file, b)) {
+          // not read in part (those were taken out above): the whole block is in the bytes read
+          long blockStart = (long) b * blockSize;
+          check(file, version, b, crc32c.applyAsInt(b), part(read, from, blockStart, blockEnd(version, b)));
+        } else {
+          trusted = true;
+        }
+      }
+      if (trusted) {
+        checkLive(file, version);
+      }
+    }
+    if (lastApart) {
+      long lastStart = (long) hi * blockSize;
+      readOnce(file, version, hi, crc32c.applyAsInt(hi), lastStart, part(dst, position, lastStart, to));
+    }
+  }
+
+  /** Whether a read of {@code [from, to)} takes block {@code block} only in part and must verify it (so reads the whole block apart). */
+  private boolean readsPartlyVerified(CacheFile file, ObjectVersion version, int block, long from, long to) {
+    boolean whole = from <= (long) block * blockSize && to >= blockEnd(version, block);
+    return !whole && verifies(file, block);
+  }
+
+  private long blockEnd(ObjectVersion version, int block) {
+    return (long) block * blockSize + version.blockLength(block, blockSize);
+  }
+
+  /** The bytes of {@code [from, to)} in {@code dst}, whose first byte is at {@code position}. */
+  private static ByteBuffer part(ByteBuffer dst, long position, long from, long to) {
+    return dst.slice(dst.position() + (int) (from - position), (int) (to - from));
+  }
+
+  private boolean verifies(CacheFile file, int block) {
+    return switch (verification) {
+      case ALWAYS -> true;
+      case FIRST_READ -> !file.verified(block);
+      case NEVER -> false;
+    };
+  }
+
   private void readOnce(CacheFile file, ObjectVersion version, int block, int crc32c, long position, ByteBuffer dst) throws IOException {
     long blockStart = (long) block * blockSize;
     int blockLength = version.blockLength(block, blockSize);
@@ -89,12 +182,7 @@ public final class BlockStore implements Closeable {
     if (position < blockStart || position + length > blockStart + blockLength) {
       throw new IllegalArgumentException("Read [" + position + ", " + (position + length) + ") is not inside block " + block + " of " + version);
     }
-    boolean verify = switch (verification) {
-      case ALWAYS -> true;
-      case FIRST_READ -> !file.verified(block);
-      case NEVER -> false;
-    };
-    if (!verify) {
+    if (!verifies(file, block)) {
       readFully(file, position, dst, version);
       checkLive(file, version);
       return;
