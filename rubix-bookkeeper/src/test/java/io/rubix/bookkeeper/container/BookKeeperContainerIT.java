@@ -79,7 +79,7 @@ class BookKeeperContainerIT {
       byte[] data = write(s3.s3aConfiguration(), path, 3 * 1024 * 1024 + 17);
       Configuration conf = s3.s3aConfiguration();
       conf.set("fs.s3a.impl", CachingS3AFileSystem.class.getName());
-      conf.set(CacheKeys.BLOCK_SIZE.name(), "256k"); // the daemon's default: a client with another block size reads the source
+      conf.set(CacheKeys.BLOCK_SIZE.name(), "64k"); // the daemon's default: a client with another block size reads the source
       BookKeeperTestSupport.useDaemon(conf, cache, port);
 
       podman.runDetached(name, runArgs, IMAGE);

@@ -65,7 +65,7 @@ class ClusterManagersTest {
     bad.set("rubix.cluster.preferred.hosts", "4");
     assertThatThrownBy(() -> ClusterConfig.from(bad)).hasMessageContaining("rubix.cluster.preferred.hosts");
     bad.set("rubix.cluster.preferred.hosts", "2");
-    bad.set("rubix.cache.filesplit.size", "64k");
+    bad.set("rubix.cache.filesplit.size", "32k");
     assertThatThrownBy(() -> ClusterConfig.from(bad)).hasMessageContaining("rubix.cache.filesplit.size").hasMessageContaining("rubix.cache.block.size");
     bad.set("rubix.cache.filesplit.size", "1m");
     bad.set("rubix.cache.admission", "some");

@@ -24,7 +24,7 @@ class CacheConfigTest {
   void defaults() {
     CacheConfig config = CacheConfig.from(conf());
     assertThat(config.enabled()).isTrue();
-    assertThat(config.blockSize()).isEqualTo(256 << 10);
+    assertThat(config.blockSize()).isEqualTo(64 << 10);
     assertThat(config.cacheDirs()).containsExactly(dir);
     assertThat(config.freshness()).isEqualTo(Freshness.STRICT);
     assertThat(config.freshnessTtl()).isEqualTo(Duration.ofSeconds(60));

@@ -6,7 +6,7 @@ import java.util.List;
 public final class CacheKeys {
   public static final ConfigKey ENABLED = new ConfigKey("rubix.cache.enabled", "true",
       "Master switch. When false every read goes straight to the wrapped file system.");
-  public static final ConfigKey BLOCK_SIZE = new ConfigKey("rubix.cache.block.size", "256k",
+  public static final ConfigKey BLOCK_SIZE = new ConfigKey("rubix.cache.block.size", "64k",
       "Size of a cache block (bytes, or with a k/m/g suffix). Reads are split into blocks; each block is fetched once. 4k to 256m. A miss fetches whole blocks: smaller blocks fetch less around the column chunks ORC and Parquet readers ask for, larger ones cost less metadata. Every JVM and BookKeeper sharing a cache must use the same value. See docs/operations.md.");
   public static final ConfigKey DIRS = new ConfigKey("rubix.cache.dirs", null,
       "Comma-separated cache directories, one per local disk. Takes precedence over rubix.cache.dirprefix.list.");
@@ -57,7 +57,7 @@ public final class CacheKeys {
   public static final ConfigKey FETCH_THREADS = new ConfigKey("rubix.cache.fetch.threads", "8",
       "Threads per JVM that fetch read-ahead blocks from the source in parallel.");
   public static final ConfigKey READAHEAD_MAX = new ConfigKey("rubix.cache.readahead.max", "32m",
-      "Largest read-ahead window of a sequential stream (bytes with suffix, 0 to 1g; 0 disables read-ahead). The default is rubix.cache.fetch.threads (8) times rubix.cache.fetch.chunk.size (4m): enough requests to keep every fetch thread busy. Read-ahead starts only when a stream read continues the previous one (never for a first read, a read after a jump, or the ranges of a vectored read); the window starts at twice the bytes read in a row (at least one block), doubles as the reader moves on to each new block and is kept full, one chunk-sized request at a time. See docs/operations.md.");
+      "Largest read-ahead window of a sequential stream (bytes with suffix, 0 to 1g; 0 disables read-ahead). The default is rubix.cache.fetch.threads (8) times rubix.cache.fetch.chunk.size (4m): enough requests to keep every fetch thread busy. Read-ahead starts only when a stream read continues the previous one (never for a first read, a read after a jump, a read that continues one of at least rubix.cache.fetch.chunk.size (a reader that asks for that much names its range: Parquet reads adjacent column chunks in 8 MiB buffers), or the ranges of a vectored read); the window starts at twice the bytes read in a row (at least one block), doubles as the reader moves on to each new block and is kept full, one chunk-sized request at a time. See docs/operations.md.");
   public static final ConfigKey FETCH_TAIL = new ConfigKey("rubix.cache.fetch.tail.size", "64k",
       "When a miss reaches into the last bytes of an object, its fetch covers this many of them (bytes with suffix; 0 disables), in the same GET: ORC and Parquet readers read a footer guess first and the rest of the footer next, and the second read then needs no round trip of its own.");
   public static final ConfigKey FETCH_WHOLE_MAX = new ConfigKey("rubix.cache.fetch.whole.max", "1m",

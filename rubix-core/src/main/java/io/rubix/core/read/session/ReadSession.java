@@ -144,7 +144,11 @@ public final class ReadSession {
    * <p>Read-ahead follows evidence of a sequential scan: a read that continues where the previous read
    * of this stream ended. One read is no evidence (the first read of a file, a footer, or one column
    * chunk read whole tells nothing about the next), so a stream's first read and any read after a jump
-   * start a new run and read nothing ahead. Once a read continues the run, the window starts at twice the
+   * start a new run and read nothing ahead. Nor is a read that continues one of at least a fetch chunk
+   * ({@code chunkBlocks}): a reader that asks for that much at once names the range it needs and reads
+   * a longer one in several buffers (Parquet reads a run of adjacent column chunks in buffers of 8 MiB),
+   * so what lies past it is no more likely to be read than anything else; such a read starts a new run
+   * too. Once a read continues the run, the window starts at twice the
    * bytes the run has read (at least one block, at most {@code maxWindowBlocks}), so a reader of small
    * buffers gets a small window and a reader of whole blocks a larger one, and it doubles each time the
    * reader moves on to a new block, up to {@code maxWindowBlocks}. The window is kept full: as soon as
@@ -156,9 +160,10 @@ public final class ReadSession {
    */
   public synchronized int[] noteRead(long position, int length, int blockSize, int maxWindowBlocks, int chunkBlocks) {
     boolean continues = position == lastReadEnd;
+    boolean afterNamedRange = lastReadEnd - lastReadStart >= (long) chunkBlocks * blockSize;
     lastReadStart = position;
     lastReadEnd = position + length;
-    if (!continues || maxWindowBlocks <= 0) {
+    if (!continues || afterNamedRange || maxWindowBlocks <= 0) {
       runStart = position;
       windowBlocks = 0;
       readAheadEnd = 0;

@@ -61,6 +61,21 @@ class ReadSessionTest {
     assertThat(s.noteRead(40L * BLOCK, 100, BLOCK, 16, 4)).isNull();
   }
 
+  /** Parquet reads a run of adjacent column chunks in buffers of 8 MiB: a range it named, read in parts, not a scan. */
+  @Test
+  void aReadContinuingOneOfAWholeChunkIsNoEvidence() {
+    ReadSession s = session(64);
+    // a chunk is 4 blocks: a 5-block read, then the 2 blocks after it, as readFully into two buffers
+    assertThat(s.noteRead(3L * BLOCK, 5 * BLOCK, BLOCK, 16, 4)).isNull();
+    assertThat(s.noteRead(8L * BLOCK, 2 * BLOCK, BLOCK, 16, 4)).isNull();
+    // the second read was smaller than a chunk: a read continuing it is evidence, of a run that began at it
+    assertThat(s.noteRead(10L * BLOCK, BLOCK, BLOCK, 16, 4)).containsExactly(11, 17);
+    // one block short of a chunk is still a stream's buffer
+    ReadSession buffers = session(64);
+    assertThat(buffers.noteRead(0, 3 * BLOCK, BLOCK, 16, 4)).isNull();
+    assertThat(buffers.noteRead(3L * BLOCK, 3 * BLOCK, BLOCK, 16, 4)).containsExactly(6, 18);
+  }
+
   @Test
   void tailShorterThanAChunkIsRequestedAtTheEnd() {
     ReadSession s = session(6);
