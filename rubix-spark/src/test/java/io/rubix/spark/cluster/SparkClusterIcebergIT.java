@@ -43,7 +43,7 @@ import org.junit.jupiter.api.TestInstance;
  * {@code NODE_LOCAL} (Spark labels a task without preferred hosts {@code PROCESS_LOCAL}). The figures
  * end stderr as one {@code cluster-iceberg:} line.
  *
- * <p>In the default build with {@link SparkClusterIT}: the class took NN s on two shared cores.
+ * <p>In the default build with {@link SparkClusterIT}: the class took 48 s on two shared cores (SparkClusterIT 35 s).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SparkClusterIcebergIT {
