@@ -4,16 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rubix.core.stats.CacheCounter;
 import io.rubix.spark.RubixPlugin;
-import io.rubix.testing.S3ServerControl;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,7 +36,7 @@ class SparkClusterIT {
   private TpcdsOnS3 data;
   private RubixSparkCluster cluster;
   private SparkSession spark;
-  private final List<SparkListenerTaskEnd> tasks = new ArrayList<>();
+  private ClusterPass.Recorder passes;
 
   @BeforeAll
   void start() throws IOException, TimeoutException {
@@ -49,14 +44,7 @@ class SparkClusterIT {
     data = TpcdsOnS3.start(temp, SCALE, TABLES, QUERIES);
     cluster = RubixSparkCluster.start(temp, data, NODES, Map.of());
     spark = cluster.spark();
-    spark.sparkContext().addSparkListener(new SparkListener() {
-      @Override
-      public void onTaskEnd(SparkListenerTaskEnd taskEnd) {
-        synchronized (tasks) {
-          tasks.add(taskEnd);
-        }
-      }
-    });
+    passes = ClusterPass.Recorder.attach(cluster, data.server());
   }
 
   @AfterAll
@@ -72,13 +60,13 @@ class SparkClusterIT {
   @Test
   void tasksRunWhereTheirBytesAreCachedAndEachByteIsFetchedOnce() throws IOException, TimeoutException {
     data.server().reset();
-    Pass cold = pass();
-    Pass warm = pass();
+    ClusterPass cold = passes.pass(() -> data.run(spark));
+    ClusterPass warm = passes.pass(() -> data.run(spark));
     // Spark's own packing of small files into tasks, for comparison: tasks still labelled node-local
     spark.conf().set("spark.rubix.locality.packing", "false");
-    Pass bySize;
+    ClusterPass bySize;
     try {
-      bySize = pass();
+      bySize = passes.pass(() -> data.run(spark));
     } finally {
       spark.conf().unset("spark.rubix.locality.packing");
     }
@@ -105,110 +93,5 @@ class SparkClusterIT {
     // ORC reads stripes with, count in no task's thread)
     assertThat(warm.inputBytes).as(figures).isEqualTo(warm.executor(CacheCounter.HIT_BYTES)).isGreaterThanOrEqualTo(data.directInputBytes());
     assertThat(cold.inputBytes).as(figures).isBetween(warm.inputBytes * 9 / 10, warm.inputBytes);
-  }
-
-  /** What one pass of the queries read and from where. */
-  private final class Pass {
-    final List<List<String>> answers;
-    final S3ServerControl.Counters s3;
-    final List<NodeMetrics> before;
-    final List<NodeMetrics> after;
-    final long inputBytes;
-    final long peerBytes;
-    final long driverPeerBytes;
-    /** What the executors' caching file systems counted during the pass. */
-    final Map<String, Long> executors;
-    final int scanTasks;
-    final int nodeLocal;
-
-    Pass(List<List<String>> answers, S3ServerControl.Counters s3, List<NodeMetrics> before, List<NodeMetrics> after,
-        List<SparkListenerTaskEnd> ended, long driverPeerBytes, Map<String, Long> executorsBefore, Map<String, Long> executorsAfter) {
-      this.answers = answers;
-      this.s3 = s3;
-      this.before = before;
-      this.after = after;
-      long input = 0;
-      int scans = 0;
-      int local = 0;
-      for (SparkListenerTaskEnd task : ended) {
-        long read = task.taskMetrics() == null ? 0 : task.taskMetrics().inputMetrics().bytesRead();
-        if (read > 0) {
-          input += read;
-          scans++;
-          String level = task.taskInfo().taskLocality().toString();
-          if (level.equals("NODE_LOCAL") || level.equals("PROCESS_LOCAL")) {
-            local++;
-          }
-        }
-      }
-      this.inputBytes = input;
-      this.scanTasks = scans;
-      this.nodeLocal = local;
-      this.driverPeerBytes = driverPeerBytes;
-      this.executors = new HashMap<>();
-      executorsAfter.forEach((name, value) -> executors.put(name, value - executorsBefore.getOrDefault(name, 0L)));
-      this.peerBytes = executor(CacheCounter.PEER_BYTES);
-    }
-
-    long delta(String metric) {
-      long total = 0;
-      for (int i = 0; i < after.size(); i++) {
-        total += after.get(i).get(metric) - before.get(i).get(metric);
-      }
-      return total;
-    }
-
-    long sum(String metric) {
-      return after.stream().mapToLong(m -> m.get(metric)).sum();
-    }
-
-    double maxOverMean(String metric) {
-      long max = after.stream().mapToLong(m -> m.get(metric)).max().orElse(0);
-      return max / (sum(metric) / (double) after.size());
-    }
-
-    String figures(String pass) {
-      return String.format("%1$sGets=%2$d %1$sS3Bytes=%3$d %1$sScanTasks=%4$d %1$sNodeLocal=%5$d %1$sInputBytes=%6$d "
-          + "%1$sPeerBytes=%7$d %1$sHitBytes=%11$d %1$sLocalByteShare=%8$.3f %1$sDriverPeerBytes=%9$d %1$sTransferBytes=%10$d", pass, s3.gets(), s3.bytes(),
-          scanTasks, nodeLocal, inputBytes, peerBytes, localByteShare(), driverPeerBytes, delta("rubix_transfer_served_bytes_total"), executor(CacheCounter.HIT_BYTES));
-    }
-
-    long executor(CacheCounter counter) {
-      return executors.getOrDefault(counter.statisticName(), 0L);
-    }
-
-    /**
-     * The share of the scan's bytes (Spark's input bytes: every byte its readers got, counted once)
-     * that did not come from a peer's cache (each executor's cache counts those it took from peers).
-     */
-    double localByteShare() {
-      return inputBytes == 0 ? 0 : 1 - peerBytes / (double) inputBytes;
-    }
-  }
-
-  private Pass pass() throws IOException, TimeoutException {
-    List<NodeMetrics> before = cluster.scrapeNodes();
-    long driverPeerBytes = cluster.driverCounter(CacheCounter.PEER_BYTES);
-    Map<String, Long> executorsBefore = executorTotals();
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    synchronized (tasks) {
-      tasks.clear();
-    }
-    List<List<String>> answers = data.run(spark);
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    S3ServerControl.Counters s3 = data.server().reset();
-    List<SparkListenerTaskEnd> ended;
-    synchronized (tasks) {
-      ended = List.copyOf(tasks);
-    }
-    return new Pass(answers, s3, before, cluster.scrapeNodes(), ended, cluster.driverCounter(CacheCounter.PEER_BYTES) - driverPeerBytes,
-        executorsBefore, executorTotals());
-  }
-
-  /** The executors' counters so far, summed over the nodes. */
-  private Map<String, Long> executorTotals() {
-    Map<String, Long> totals = new HashMap<>();
-    cluster.executorCounters().values().forEach(counters -> counters.forEach((name, value) -> totals.merge(name, value, Long::sum)));
-    return totals;
   }
 }

@@ -24,6 +24,7 @@ import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
@@ -34,20 +35,33 @@ import org.apache.spark.sql.SparkSession;
  * through plain S3A by a local Spark session, and that session's answers to the queries: what a
  * cluster's answers are compared with. The files are renamed to {@code part-NNNNN.<codec>.orc}
  * (without the write job's random UUID), so that their split owners are the same in every run.
+ *
+ * <p>Or the same tables as Iceberg tables ({@link Format#ICEBERG}: Parquet data files, a Hadoop catalog
+ * named {@value #CATALOG} over {@value #WAREHOUSE}, read with its default {@code HadoopFileIO} over
+ * whatever file system the session names for {@code s3a}). Iceberg names its data files itself, with a
+ * random UUID in each name: their split owners differ from run to run.
  */
 final class TpcdsOnS3 implements AutoCloseable {
   static final String BUCKET = "tpcds";
+  /** The Iceberg tables' catalog (Spark's catalog name) and its warehouse; the tables are {@code iceberg.db.<table>}. */
+  static final String CATALOG = "iceberg";
+  static final String WAREHOUSE = "s3a://" + BUCKET + "/iceberg";
+
+  /** How the tables are stored. */
+  enum Format { ORC, ICEBERG }
 
   private static final Pattern SPARK_FILE = Pattern.compile("(part-\\d+)-[0-9a-f-]+-c\\d+(\\..+)");
 
   private final S3ServerProcess server;
+  private final Format format;
   private final Map<String, Integer> tables;
   private final List<String> queries;
   private List<List<String>> direct;
   private long directInputBytes;
 
-  private TpcdsOnS3(S3ServerProcess server, Map<String, Integer> tables, List<String> queries) {
+  private TpcdsOnS3(S3ServerProcess server, Format format, Map<String, Integer> tables, List<String> queries) {
     this.server = server;
+    this.format = format;
     this.tables = Map.copyOf(tables);
     this.queries = List.copyOf(queries);
   }
@@ -57,10 +71,17 @@ final class TpcdsOnS3 implements AutoCloseable {
    * files) at {@code scale} and answers {@code queries} from them directly.
    */
   static TpcdsOnS3 start(Path dir, double scale, Map<String, Integer> tables, List<String> queries) throws IOException, TimeoutException {
+    return start(dir, scale, tables, queries, Format.ORC);
+  }
+
+  /** As {@link #start(Path, double, Map, List)}, the tables stored as {@code format}. */
+  static TpcdsOnS3 start(Path dir, double scale, Map<String, Integer> tables, List<String> queries, Format format)
+      throws IOException, TimeoutException {
+    requireNonNull(format, "format is null");
     requireNonNull(tables, "tables is null");
     requireNonNull(queries, "queries is null");
     S3ServerProcess server = S3ServerLauncher.start(dir.resolve("logs"), List.of("--bucket", BUCKET, "--dir", dir.resolve("s3").toString()));
-    TpcdsOnS3 data = new TpcdsOnS3(server, tables, queries);
+    TpcdsOnS3 data = new TpcdsOnS3(server, format, tables, queries);
     try {
       data.writeAndAnswerDirectly(scale);
       return data;
@@ -84,9 +105,29 @@ final class TpcdsOnS3 implements AutoCloseable {
     return directInputBytes;
   }
 
+  /**
+   * The Spark settings a session needs to read the tables (with {@code spark.hadoop.*} settings for
+   * {@code s3a}): for Iceberg tables, their catalog's; for ORC none.
+   */
+  Map<String, String> sessionSettings() {
+    if (format != Format.ICEBERG) {
+      return Map.of();
+    }
+    String prefix = "spark.sql.catalog." + CATALOG;
+    return Map.of(prefix, "org.apache.iceberg.spark.SparkCatalog", prefix + ".type", "hadoop", prefix + ".warehouse", WAREHOUSE);
+  }
+
   /** Registers the tables as views of {@code session} and runs the queries: one list of rows per query. */
   List<List<String>> run(SparkSession session) {
-    register(session, TpcdsOnS3::path);
+    return run(session, Map.of());
+  }
+
+  /** As {@link #run(SparkSession)}, the tables read with {@code options} (Spark's read options). */
+  List<List<String>> run(SparkSession session, Map<String, String> options) {
+    for (String table : tables.keySet()) {
+      DataFrameReader reader = session.read().options(options);
+      (format == Format.ICEBERG ? reader.table(CATALOG + ".db." + table) : reader.orc(path(table))).createOrReplaceTempView(table);
+    }
     return queries.stream().map(q -> answer(session, q)).toList();
   }
 
@@ -114,8 +155,8 @@ final class TpcdsOnS3 implements AutoCloseable {
   List<LocatedFileStatus> files(Configuration conf) throws IOException {
     List<LocatedFileStatus> files = new ArrayList<>();
     for (String table : tables.keySet()) {
-      org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(path(table));
-      RemoteIterator<LocatedFileStatus> listed = dir.getFileSystem(conf).listFiles(dir, false);
+      org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(format == Format.ICEBERG ? WAREHOUSE + "/db/" + table + "/data" : path(table));
+      RemoteIterator<LocatedFileStatus> listed = dir.getFileSystem(conf).listFiles(dir, format == Format.ICEBERG);
       while (listed.hasNext()) {
         LocatedFileStatus file = listed.next();
         if (!file.getPath().getName().startsWith("_")) {
@@ -137,6 +178,7 @@ final class TpcdsOnS3 implements AutoCloseable {
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.shuffle.partitions", "2");
     server.s3aSettings().forEach((key, value) -> builder.config("spark.hadoop." + key, value));
+    sessionSettings().forEach(builder::config);
     SparkSession local = builder.getOrCreate();
     AtomicLong input = new AtomicLong();
     local.sparkContext().addSparkListener(new SparkListener() {
@@ -149,8 +191,14 @@ final class TpcdsOnS3 implements AutoCloseable {
     });
     try {
       for (Map.Entry<String, Integer> table : tables.entrySet()) {
-        TpcdsData.table(local, table.getKey(), scale).repartition(table.getValue()).write().mode(SaveMode.Overwrite).orc(path(table.getKey()));
-        dropJobIds(local.sparkContext().hadoopConfiguration(), path(table.getKey()));
+        Dataset<Row> rows = TpcdsData.table(local, table.getKey(), scale).repartition(table.getValue());
+        if (format == Format.ICEBERG) {
+          // unpartitioned and unsorted: each of the write's tasks writes one data file
+          rows.writeTo(CATALOG + ".db." + table.getKey()).using("iceberg").tableProperty("write.format.default", "parquet").createOrReplace();
+        } else {
+          rows.write().mode(SaveMode.Overwrite).orc(path(table.getKey()));
+          dropJobIds(local.sparkContext().hadoopConfiguration(), path(table.getKey()));
+        }
       }
       local.sparkContext().listenerBus().waitUntilEmpty();
       input.set(0);
