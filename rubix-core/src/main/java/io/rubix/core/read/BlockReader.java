@@ -283,16 +283,7 @@ public final class BlockReader {
    * after all are fetched as missing blocks (a lease's cached blocks are read by {@link InFlightReads}).
    */
   private void readCached(ReadSession s, BlockRange status, int first, int end, Span span) throws IOException {
-    int b = first;
-    while (b < end) {
-      CachedBlocks.Unserved unserved = cached.read(s, status, b, end, span.blocks(b, end, blockSize));
-      if (unserved == null) {
-        return;
-      }
-      s.recentStatus(null);
-      readMissing(s, unserved.first(), unserved.end(), span.blocks(unserved.first(), unserved.end(), blockSize));
-      b = unserved.end();
-    }
+    cached.readAll(s, status, first, end, span, (from, to, unserved) -> readMissing(s, from, to, unserved));
   }
 
 

@@ -83,6 +83,30 @@ final class CachedBlocks {
     }
   }
 
+  /** How a caller reads blocks {@code [first, end)} ({@code span}) the cache did not serve after all. */
+  @FunctionalInterface
+  interface Otherwise {
+    void read(int first, int end, Span span) throws IOException;
+  }
+
+  /**
+   * Reads {@code span}, blocks {@code [first, end)} that {@code status} says are cached, to the end: the
+   * blocks the cache does not serve after all through {@code otherwise} (the status is then forgotten, so
+   * the next read asks again), the rest of the run from the cache.
+   */
+  void readAll(ReadSession s, BlockRange status, int first, int end, Span span, Otherwise otherwise) throws IOException {
+    int b = first;
+    while (b < end) {
+      Unserved unserved = read(s, status, b, end, span.blocks(b, end, blockSize));
+      if (unserved == null) {
+        return;
+      }
+      s.recentStatus(null);
+      otherwise.read(unserved.first(), unserved.end(), span.blocks(unserved.first(), unserved.end(), blockSize));
+      b = unserved.end();
+    }
+  }
+
   private Unserved readByBlock(ReadSession s, Path dataFile, BlockRange status, int first, int end, Span span) throws IOException {
     for (int b = first; b < end; b++) {
       Span block = span.blocks(b, b + 1, blockSize);

@@ -71,15 +71,6 @@ final class InFlightReads {
 
   /** Reads blocks {@code [first, end)} that {@code status} says are cached; the blocks the cache does not serve after all from the source. */
   void readCached(ReadSession s, BlockRange status, int first, int end, Span span) throws IOException {
-    int b = first;
-    while (b < end) {
-      CachedBlocks.Unserved unserved = cached.read(s, status, b, end, span.blocks(b, end, blockSize));
-      if (unserved == null) {
-        return;
-      }
-      s.recentStatus(null);
-      sourceReads.read(s, span.blocks(unserved.first(), unserved.end(), blockSize));
-      b = unserved.end();
-    }
+    cached.readAll(s, status, first, end, span, (from, to, unserved) -> sourceReads.read(s, unserved));
   }
 }
