@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.iceberg.ContentScanTask;
@@ -46,8 +47,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * place at every commit) strict, everything else under the warehouse immutable.
  *
  * <p>Three catalogs name the same warehouse: {@code direct} reads through plain S3A, {@code rubix}
- * through the cache, {@code located} through the cache with a static cluster of two nodes (for block
- * locations only). A Hadoop {@code FileSystem} instance is shared by scheme and bucket, so each switch
+ * through the cache, {@code located} (made once the table's files exist) through the cache with a
+ * static cluster of two nodes (for block locations only). A Hadoop {@code FileSystem} instance is shared by scheme and bucket, so each switch
  * closes the JVM's instances and the next catalog's configuration makes the new one. Table caching in
  * the catalogs is off, so every query loads the table from its metadata, as a new application would.
  */
@@ -55,7 +56,6 @@ import scala.jdk.javaapi.CollectionConverters;
 class IcebergHadoopS3EndToEndTest {
   private static final String BUCKET = "warehouse";
   private static final String WAREHOUSE = "s3a://" + BUCKET + "/iceberg";
-  private static final String NODES = "a=127.0.0.2,b=127.0.0.3";
   /** {@code rubix.cache.filesplit.size}'s default: the unit of ownership. */
   private static final long SPLIT_SIZE = 256L << 20;
   private static final Predicate<String> DATA = key -> key.contains("/data/");
@@ -66,6 +66,8 @@ class IcebergHadoopS3EndToEndTest {
   static Path temp;
   private S3ServerProcess server;
   private SparkSession spark;
+  /** The Hadoop settings of catalog {@code rubix}, which {@code located} adds a cluster to. */
+  private Map<String, String> rubix;
 
   @BeforeAll
   void start() throws IOException {
@@ -79,14 +81,10 @@ class IcebergHadoopS3EndToEndTest {
         .config("spark.sql.shuffle.partitions", "2");
     server.s3aSettings().forEach((key, value) -> builder.config("spark.hadoop." + key, value));
     catalog("direct", Map.of("fs.s3a.impl", S3AFileSystem.class.getName())).forEach(builder::config);
-    Map<String, String> rubix = new LinkedHashMap<>(icebergRuleSet());
+    rubix = new LinkedHashMap<>(icebergRuleSet());
     rubix.put("fs.s3a.impl", CachingS3AFileSystem.class.getName());
     rubix.put("rubix.cache.dirs", temp.resolve("cache").toString());
     catalog("rubix", rubix).forEach(builder::config);
-    Map<String, String> located = new LinkedHashMap<>(rubix);
-    located.putAll(staticCluster());
-    located.put("rubix.cache.dirs", temp.resolve("cache-located").toString());
-    catalog("located", located).forEach(builder::config);
     spark = builder.getOrCreate();
   }
 
@@ -112,11 +110,11 @@ class IcebergHadoopS3EndToEndTest {
     return rules;
   }
 
-  /** Two cache nodes that do not run here: for block locations only (no peer reads). */
-  private static Map<String, String> staticCluster() {
+  /** Cache nodes {@code nodes} ({@code name=host,...}) that do not run here: for block locations only (no peer reads). */
+  private static Map<String, String> staticCluster(String nodes) {
     Map<String, String> cluster = new LinkedHashMap<>();
     cluster.put("rubix.cluster.manager", "static");
-    cluster.put("rubix.cluster.nodes", NODES);
+    cluster.put("rubix.cluster.nodes", nodes);
     cluster.put("rubix.network.transfer.enabled", "false");
     return cluster;
   }
@@ -182,23 +180,30 @@ class IcebergHadoopS3EndToEndTest {
   @Test
   void scanTasksPreferTheOwnersOnlyWithTheLocalityOption() throws IOException {
     createTable("located_events");
+    // Iceberg names its files with a random id, so which node owns each one varies from run to run: the
+    // cluster is chosen once the files exist, so that each of its two nodes owns some
+    Cluster cluster = twoNodesOwningFiles(dataFiles("located_events"));
+    Map<String, String> located = new LinkedHashMap<>(rubix);
+    located.putAll(staticCluster(cluster.nodes()));
+    located.put("rubix.cache.dirs", temp.resolve("cache-located").toString());
+    catalog("located", located).forEach(spark.conf()::set);
     useCatalogFileSystem();
     // one file per task: a task of several small files would prefer every owner among them
-    List<ScanLocations> byDefault = scanLocations(spark.read().option("split-size", "1").table("located.db.located_events"));
+    List<ScanLocations> byDefault = scanLocations(cluster, spark.read().option("split-size", "1").table("located.db.located_events"));
     server.reset();
-    List<ScanLocations> withOption = scanLocations(spark.read().option("locality", "true").option("split-size", "1")
+    List<ScanLocations> withOption = scanLocations(cluster, spark.read().option("locality", "true").option("split-size", "1")
         .table("located.db.located_events"));
     ServedRequests planning = new ServedRequests(server.requests());
     server.reset();
     spark.conf().set("spark.sql.iceberg.locality.enabled", "true");
     List<ScanLocations> withSessionConf;
     try {
-      withSessionConf = scanLocations(spark.read().option("split-size", "1").table("located.db.located_events"));
+      withSessionConf = scanLocations(cluster, spark.read().option("split-size", "1").table("located.db.located_events"));
     } finally {
       spark.conf().unset("spark.sql.iceberg.locality.enabled");
     }
     ServedRequests planningAgain = new ServedRequests(server.requests());
-    List<ScanLocations> packed = scanLocations(spark.read().option("locality", "true").table("located.db.located_events"));
+    List<ScanLocations> packed = scanLocations(cluster, spark.read().option("locality", "true").table("located.db.located_events"));
 
     String report = "iceberg locality: default " + byDefault + "\n  locality=true " + withOption + "\n  session conf " + withSessionConf
         + "\n  locality=true, Iceberg's default split size " + packed + "\n  planning with locality=true: "
@@ -206,7 +211,8 @@ class IcebergHadoopS3EndToEndTest {
     System.err.println(report);
     assertThat(byDefault).as(report).hasSize(4).allSatisfy(scan -> assertThat(scan.preferred()).isEmpty());
     assertThat(withOption).as(report).hasSize(4).allSatisfy(scan -> assertThat(scan.preferred()).containsExactlyElementsOf(scan.owners()));
-    assertThat(withOption).flatExtracting(ScanLocations::owners).as("both nodes own files: %s", report).contains("127.0.0.2", "127.0.0.3");
+    assertThat(withOption).flatExtracting(ScanLocations::owners).as("both nodes own files: %s", report)
+        .containsAll(cluster.hosts());
     assertThat(planning.heads(DATA)).as("the first planning asks each data file's status: %s", report).isEqualTo(4);
     assertThat(planningAgain.heads(DATA)).as("immutable: the statuses are trusted from then on: %s", report).isZero();
     assertThat(withSessionConf).as("Iceberg plans tasks in parallel: their order varies: %s", report).containsExactlyInAnyOrderElementsOf(withOption);
@@ -220,8 +226,48 @@ class IcebergHadoopS3EndToEndTest {
     FileSystem.closeAll();
   }
 
-  /** The preferred hosts of every partition of the scan of {@code data}, against the owners of its files. */
-  private List<ScanLocations> scanLocations(Dataset<Row> data) {
+  /** The data files of table {@code db.<name>}, listed through plain S3A. */
+  private List<String> dataFiles(String name) throws IOException {
+    Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
+    conf.set("fs.s3a.impl", S3AFileSystem.class.getName());
+    org.apache.hadoop.fs.Path data = new org.apache.hadoop.fs.Path(WAREHOUSE + "/db/" + name + "/data");
+    List<String> files = new ArrayList<>();
+    try (FileSystem fs = FileSystem.newInstance(data.toUri(), conf)) {
+      for (FileStatus status : fs.listStatus(data)) {
+        files.add(status.getPath().toString());
+      }
+    }
+    assertThat(files).as("data files of %s", name).hasSize(4);
+    return files;
+  }
+
+  /**
+   * The first of the two-node clusters {@code a=127.0.0.2,b<k>=127.0.0.<k>} ({@code k} from 3) where each
+   * node owns at least one of {@code files} (each within its first split): with 4 files, 7 in 8 candidates are.
+   */
+  private static Cluster twoNodesOwningFiles(List<String> files) {
+    for (int k = 3; k < 64; k++) {
+      Cluster cluster = new Cluster("a=127.0.0.2,b" + k + "=127.0.0." + k, List.of("127.0.0.2", "127.0.0." + k));
+      TreeSet<String> owners = new TreeSet<>();
+      try (ClusterLocality locality = locality(cluster)) {
+        files.forEach(file -> locality.owners(file, 0).stream().map(ClusterNode::host).forEach(owners::add));
+      }
+      if (owners.containsAll(cluster.hosts())) {
+        return cluster;
+      }
+    }
+    throw new AssertionError("No two-node cluster splits the ownership of " + files);
+  }
+
+  /** Where {@code cluster} places splits, as the cache's file systems configured with it do. */
+  private static ClusterLocality locality(Cluster cluster) {
+    Configuration conf = new Configuration(false);
+    staticCluster(cluster.nodes()).forEach(conf::set);
+    return ClusterSetup.locality(conf);
+  }
+
+  /** The preferred hosts of every partition of the scan of {@code data}, against the owners of its files in {@code cluster}. */
+  private List<ScanLocations> scanLocations(Cluster cluster, Dataset<Row> data) {
     SparkPlan plan = data.queryExecution().sparkPlan();
     List<BatchScanExec> scans = new ArrayList<>();
     CollectionConverters.asJava(plan.collectLeaves()).forEach(leaf -> {
@@ -231,10 +277,8 @@ class IcebergHadoopS3EndToEndTest {
     });
     assertThat(scans).hasSize(1);
     RDD<?> rdd = scans.get(0).inputRDD();
-    Configuration cluster = new Configuration(false);
-    staticCluster().forEach(cluster::set);
     List<ScanLocations> locations = new ArrayList<>();
-    try (ClusterLocality locality = ClusterSetup.locality(cluster)) {
+    try (ClusterLocality locality = locality(cluster)) {
       for (Partition partition : rdd.partitions()) {
         List<String> preferred = new ArrayList<>(CollectionConverters.asJava(rdd.preferredLocations(partition)));
         TreeSet<String> owners = new TreeSet<>();
@@ -299,6 +343,9 @@ class IcebergHadoopS3EndToEndTest {
 
   /** A scan task's preferred hosts as Spark's scheduler sees them, and the owners of the splits its files cover. */
   private record ScanLocations(List<String> preferred, List<String> owners) {}
+
+  /** A static cluster's {@code rubix.cluster.nodes} and its hosts. */
+  private record Cluster(String nodes, List<String> hosts) {}
 
   private record Pass(List<List<String>> rows, ServedRequests served) {}
 }
