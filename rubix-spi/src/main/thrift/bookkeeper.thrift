@@ -121,6 +121,13 @@ service BookKeeperService {
 
   i32 invalidatePath(1: string path) throws (1: TCacheException e),
 
+  /**
+   * The length of the one cached version of path with modificationTime 0 and an empty etag, with at
+   * least one block cached; -1 when there is none or more than one. A daemon without this call answers
+   * UNKNOWN_METHOD.
+   */
+  i64 immutableLength(1: string path) throws (1: TCacheException e),
+
   TCacheUsage usage(),
 
   map<string, i64> stats(),

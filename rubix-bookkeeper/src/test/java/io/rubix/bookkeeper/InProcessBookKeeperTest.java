@@ -60,6 +60,27 @@ class InProcessBookKeeperTest {
       }
     }
     assertThat(sourceBytes).isEqualTo(data.length);
+
+    // the length of a path cached as immutable, told over Thrift (how CachingFileIO opens a file it knows only by its location);
+    // the same BookKeeper: one per JVM for port 0
+    conf.set("rubix.cache.freshness", "immutable");
+    String path;
+    try (CachingLocalFileSystem fs = new CachingLocalFileSystem()) {
+      fs.initialize(URI.create("file:///"), conf);
+      assertThat(fs.cacheEngine().service()).isInstanceOf(BookKeeperClient.class);
+      org.apache.hadoop.fs.Path qualified = fs.makeQualified(new org.apache.hadoop.fs.Path(dir.resolve("data.bin").toUri()));
+      path = qualified.toString();
+      assertThat(fs.cacheEngine().immutableLength(path)).as("cached with a modification time only").isEqualTo(-1);
+      try (FSDataInputStream in = fs.open(qualified)) {
+        in.readFully(0, new byte[data.length]);
+      }
+    }
+    // closed: its blocks written and committed
+    try (CachingLocalFileSystem fs = new CachingLocalFileSystem()) {
+      fs.initialize(URI.create("file:///"), conf);
+      assertThat(fs.cacheEngine().immutableLength(path)).isEqualTo(data.length);
+      assertThat(fs.cacheEngine().immutableLength(path + ".other")).isEqualTo(-1);
+    }
   }
 
   @Test

@@ -36,7 +36,7 @@ class ThriftFuzzTest {
   /** Connections the fuzzer keeps open while checking health; some declare frames of almost the maximum size. */
   private static final int HALF_OPEN_KEPT = 40;
   private static final List<String> METHODS = List.of("info", "status", "acquire", "commit", "abort", "awaitInFlight", "reportCorrupt",
-      "invalidate", "invalidatePath", "usage", "stats", "noSuchMethod", "");
+      "invalidate", "invalidatePath", "immutableLength", "usage", "stats", "noSuchMethod", "");
 
   enum Case { RANDOM_BYTES, TRUNCATED_FRAME, OVERSIZED_FRAME, NEGATIVE_FRAME, GARBAGE_PAYLOAD, GARBAGE_ARGUMENTS, HUGE_CONTAINER, HUGE_STRING,
     HALF_OPEN, HALF_OPEN_LARGE_FRAME, HALF_CLOSED }

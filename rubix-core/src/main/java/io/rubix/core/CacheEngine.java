@@ -27,7 +27,9 @@ import io.rubix.spi.ObjectVersion;
 import io.rubix.spi.metadata.CacheInsights;
 import io.rubix.spi.metadata.CacheMetadataService;
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -176,6 +178,48 @@ public final class CacheEngine implements Closeable {
       LOG.warn("Could not invalidate cached blocks of {}", path, e);
     } finally {
       reader.forget(path);
+    }
+  }
+
+  /**
+   * The length of the cached version of {@code path} that has no modification time and no ETag
+   * ({@link CacheMetadataService#immutableLength}), or -1 when the cache has none or cannot tell: the
+   * caller then asks the store.
+   */
+  public long immutableLength(String path) {
+    try {
+      return service.immutableLength(path);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Could not look up a cached version of {}", path, e);
+      return -1;
+    }
+  }
+
+  /**
+   * Caches {@code version} from {@code bytes}, which hold all of it ({@code version.length()} bytes from its
+   * start) because the caller has just read them from the source for its own reader: nothing is asked
+   * of the source. Blocks the cache declines, or that another reader is fetching, stay as they are; a
+   * failure is logged and costs nothing else.
+   */
+  public void keep(ObjectVersion version, byte[] bytes) {
+    if (bytes.length < version.length()) {
+      throw new IllegalArgumentException(bytes.length + " bytes do not hold " + version);
+    }
+    int blockSize = config.blockSize();
+    int blocks = (int) ((version.length() + blockSize - 1) / blockSize);
+    Source held = (position, buffer, offset, length) -> {
+      if (position + length > version.length()) {
+        throw new EOFException(version + " ends before [" + position + ", +" + length + ")");
+      }
+      System.arraycopy(bytes, (int) position, buffer, offset, length);
+    };
+    try {
+      for (int first = 0; first < blocks; first += CacheMetadataService.MAX_BLOCKS_PER_CALL) {
+        filler.fill(version, held, new StreamStats(stats), first, Math.min(blocks, first + CacheMetadataService.MAX_BLOCKS_PER_CALL),
+            Duration.ZERO);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Could not cache {} from the bytes read for it", version, e);
     }
   }
 

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
@@ -40,9 +41,11 @@ import org.slf4j.LoggerFactory;
  * keys (catalog properties over the catalog's Hadoop configuration).
  *
  * <p>Iceberg files are immutable, so a file is known by its location and length: a read with the length
- * given asks the store nothing but the bytes it misses; {@link #newInputFile(String)} asks the delegate for
- * the length (a HEAD) when it is needed. Writes and deletes go to the delegate, and the cache forgets the
- * paths they touch.
+ * given asks the store nothing but the bytes it misses; {@link #newInputFile(String)} takes the length of
+ * the file the cache holds at the location, or reads through the delegate and keeps what it read
+ * ({@link CachingInputFile}). The names Iceberg does write again, Hadoop tables' numbered metadata files
+ * and version hint, are always read from the store ({@link #writtenAgain}). Writes and deletes go to the
+ * delegate, and the cache forgets the paths they touch.
  *
  * <p>Serializable as Iceberg needs (Spark ships the FileIO to executors): the delegate travels with it,
  * the cache engine does not; each JVM leases one on its first read, shared by every CachingFileIO of the
@@ -56,6 +59,8 @@ public final class CachingFileIO implements DelegateFileIO, HadoopConfigurable, 
   private static final Logger LOG = LoggerFactory.getLogger(CachingFileIO.class);
   /** Paths handed to the delegate's bulk delete at once; the cache forgets them after each batch. */
   private static final int DELETE_BATCH = 10_000;
+  /** A Hadoop table's metadata file: {@code v<version>[.<codec>].metadata.json}, the legacy {@code .gz} suffix too. */
+  private static final Pattern NUMBERED_METADATA = Pattern.compile("v\\d+(\\.[A-Za-z0-9]+)?\\.metadata\\.json(\\.gz)?");
 
   private SerializableMap<String, String> properties;
   private FileIO delegate;
@@ -113,7 +118,7 @@ public final class CachingFileIO implements DelegateFileIO, HadoopConfigurable, 
 
   private InputFile cached(InputFile file, long length) {
     Optional<CacheEngine> engine = engine();
-    if (engine.isEmpty()) {
+    if (engine.isEmpty() || writtenAgain(file.location())) {
       return file;
     }
     if (!engine.get().config().rules().caches(file.location())) {
@@ -121,6 +126,18 @@ public final class CachingFileIO implements DelegateFileIO, HadoopConfigurable, 
       return file;
     }
     return new CachingInputFile(engine.get(), file, length);
+  }
+
+  /**
+   * Whether {@code location} names a file Iceberg writes again at the same location: the version hint
+   * of a Hadoop table, rewritten at every commit, and its numbered metadata files ({@code v3.metadata.json},
+   * {@code v3.gz.metadata.json}), written again from {@code v1} when the table is dropped and created
+   * at the same location (the catalog deletes the old ones through Hadoop, not through this FileIO).
+   * Every other file Iceberg writes has a name of its own (a UUID, a snapshot id).
+   */
+  static boolean writtenAgain(String location) {
+    String name = location.substring(location.lastIndexOf('/') + 1);
+    return name.equals("version-hint.text") || NUMBERED_METADATA.matcher(name).matches();
   }
 
   @Override

@@ -8,33 +8,50 @@ import io.rubix.spi.ObjectVersion;
 import org.apache.iceberg.hadoop.HadoopInputFile;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.SeekableInputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An Iceberg file read through the cache. Iceberg never rewrites a file (its spec: every data, delete,
  * manifest and metadata file gets a new name), so the file's version is its location and length: with a
  * length given ({@code newInputFile(path, length)}, which Iceberg uses for data files, delete files and
- * manifests) no request is made before reading; without one, the delegate's {@link InputFile#getLength()}
- * asks the store once (a HEAD on object stores), on first need.
+ * manifests) no request is made before reading.
+ *
+ * <p>Without one (table metadata files, manifest lists), the cache is asked for the length of the file
+ * it holds at that location; if it holds none, the file is read through the delegate's own stream, as
+ * the delegate alone would read it (S3FileIO: no HEAD), and cached from what that stream read once its
+ * reader has read it all ({@link LearningInputStream}): the next open of the location, in this JVM or
+ * another of the node, asks the store nothing. {@link #getLength()} asks the delegate (a HEAD on object
+ * stores) only when neither the cache nor a finished read knows the length.
  *
  * <p>The version has no modification time and no ETag, as the Hadoop file systems' versions of paths with
  * {@code immutable} freshness: a caching Hadoop file system reading the same path (same scheme) with
  * that freshness reads the same cached blocks.
  */
 final class CachingInputFile implements InputFile {
+  private static final Logger LOG = LoggerFactory.getLogger(CachingInputFile.class);
+  /** {@link #length} before anyone asked the cache. */
+  private static final long NOT_ASKED = -2;
+  /** {@link #length} after the cache said it holds no version of the location. */
+  private static final long NOT_CACHED = -1;
+
   private final CacheEngine engine;
   private final InputFile delegate;
-  /** The length given or learned; -1 until known. Racing first calls both ask the delegate, which answers the same. */
+  /**
+   * The length given or learned, else {@link #NOT_ASKED} or {@link #NOT_CACHED}. Racing first calls may
+   * both ask, and get the same answer.
+   */
   private volatile long length;
 
   CachingInputFile(CacheEngine engine, InputFile delegate, long length) {
     this.engine = requireNonNull(engine, "engine is null");
     this.delegate = requireNonNull(delegate, "delegate is null");
-    this.length = length;
+    this.length = length < 0 ? NOT_ASKED : length;
   }
 
   @Override
   public long getLength() {
-    long known = length;
+    long known = cachedLength();
     if (known < 0) {
       known = delegate.getLength();
       length = known;
@@ -42,11 +59,35 @@ final class CachingInputFile implements InputFile {
     return known;
   }
 
+  /** The length given, learned, or of the version the cache holds; negative when none of them knows it. */
+  private long cachedLength() {
+    long known = length;
+    if (known == NOT_ASKED) {
+      known = engine.immutableLength(delegate.location());
+      length = known < 0 ? NOT_CACHED : known;
+    }
+    return known;
+  }
+
   @Override
   public SeekableInputStream newStream() {
-    long known = getLength();
+    long known = cachedLength();
+    if (known < 0) {
+      return new LearningInputStream(this, delegate.newStream(), () -> length, this::learned);
+    }
     ObjectVersion version = new ObjectVersion(delegate.location(), known, 0, "");
     return new CachingSeekableInputStream(engine.open(version, source(known)));
+  }
+
+  /** A stream of the delegate read all {@code copy[0, read)}: the file's length, and what to cache of it. */
+  private void learned(byte[] copy, int read) {
+    long known = length;
+    if (known >= 0 && known != read) {
+      LOG.warn("{} is {} bytes long, but its stream ended after {}: not cached", delegate.location(), known, read);
+      return;
+    }
+    length = read;
+    engine.keep(new ObjectVersion(delegate.location(), read, 0, ""), copy);
   }
 
   /** HadoopFileIO's files read with the length known (no HEAD per range), the others through their own streams. */

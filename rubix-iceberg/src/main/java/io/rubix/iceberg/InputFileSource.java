@@ -32,7 +32,7 @@ final class InputFileSource implements Source {
         ranged.readFully(position, buffer, offset, length);
       } else {
         in.seek(position);
-        readFully(in, position, buffer, offset, length);
+        readFully(in, file.location(), position, buffer, offset, length);
       }
     } catch (NotFoundException e) {
       FileNotFoundException notFound = new FileNotFoundException(what(position, length) + ": " + e.getMessage());
@@ -45,12 +45,13 @@ final class InputFileSource implements Source {
     }
   }
 
-  private void readFully(SeekableInputStream in, long position, byte[] buffer, int offset, int length) throws IOException {
+  /** Reads {@code length} bytes of {@code location} into {@code buffer[offset..]} from {@code in}, positioned at {@code position}. */
+  static void readFully(SeekableInputStream in, String location, long position, byte[] buffer, int offset, int length) throws IOException {
     int read = 0;
     while (read < length) {
       int n = in.read(buffer, offset + read, length - read);
       if (n < 0) {
-        throw new EOFException("Source " + file.location() + " ended at " + (position + read) + ", reading [" + position + ", +" + length + ")");
+        throw new EOFException("Source " + location + " ended at " + (position + read) + ", reading [" + position + ", +" + length + ")");
       }
       read += n;
     }

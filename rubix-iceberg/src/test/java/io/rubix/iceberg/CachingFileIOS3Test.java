@@ -5,6 +5,7 @@ import static io.rubix.iceberg.IcebergFixtures.plainS3;
 import static io.rubix.iceberg.IcebergFixtures.randomBytes;
 import static io.rubix.iceberg.IcebergFixtures.readAll;
 import static io.rubix.iceberg.IcebergFixtures.write;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,6 +15,7 @@ import io.rubix.testing.CountingBlobStore;
 import io.rubix.testing.S3Server;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.nio.file.Path;
@@ -97,22 +99,39 @@ class CachingFileIOS3Test {
     assertThat(store().heads()).isZero();
   }
 
+  /**
+   * Iceberg opens table metadata files and manifest lists without their length: the first read asks
+   * the store what S3FileIO alone asks (one GET, no HEAD), and keeps the file; from then on, an open by
+   * location alone asks nothing, from this FileIO or another over the same cache.
+   */
   @Test
-  void withoutALengthOneHeadWithItNone() {
+  void withoutALengthTheFirstReadAsksWhatTheDelegateAsksAndKeepsTheFile() {
     byte[] data = randomBytes(random, 10 * BLOCK + 5);
-    String path = "s3://lake/length/data.parquet";
+    String path = "s3://lake/length/00001-1c6b2a.metadata.json";
     write(plain, path, data);
-
     store().reset();
-    InputFile unknown = io.newInputFile(path);
-    assertThat(unknown.getLength()).isEqualTo(data.length);
-    assertThat(readAll(unknown)).isEqualTo(data);
-    assertThat(store().heads()).isEqualTo(1);
+    assertThat(readAll(plain.newInputFile(path))).isEqualTo(data);
+    long plainGets = store().gets();
+    long plainHeads = store().heads();
 
     store().reset();
     assertThat(readAll(io.newInputFile(path))).isEqualTo(data);
-    assertThat(store().heads()).as("the delegate's getLength()").isEqualTo(1);
+    System.out.printf("without a length: S3FileIO %d GETs, %d HEADs; CachingFileIO cold %d GETs, %d HEADs, %d bytes; ", plainGets,
+        plainHeads, store().gets(), store().heads(), store().bytesServed());
+    assertThat(store().heads()).isEqualTo(plainHeads).isZero();
+    assertThat(store().gets()).isEqualTo(plainGets);
+    assertThat(store().bytesServed()).isEqualTo(data.length);
+
+    store().reset();
+    InputFile again = io.newInputFile(path);
+    assertThat(again.getLength()).isEqualTo(data.length);
+    assertThat(readAll(again)).isEqualTo(data);
+    try (CachingFileIO other = cachingS3(server, tmp.resolve("cache"), BLOCK, Map.of())) {
+      assertThat(readAll(other.newInputFile(path))).isEqualTo(data);
+    }
+    System.out.printf("warm %d GETs, %d HEADs%n", store().gets(), store().heads());
     assertThat(store().gets()).isZero();
+    assertThat(store().heads()).isZero();
 
     store().reset();
     InputFile known = io.newInputFile(path, data.length);
@@ -120,6 +139,97 @@ class CachingFileIOS3Test {
     assertThat(readAll(known)).isEqualTo(data);
     assertThat(store().heads()).isZero();
     assertThat(store().gets()).isZero();
+  }
+
+  /** Avro readers (manifest lists) open the stream, then ask the length: one HEAD, as S3FileIO's, and the file is kept all the same. */
+  @Test
+  void aReaderAskingTheLengthAfterOpeningGetsItFromTheDelegateOnce() throws IOException {
+    byte[] data = randomBytes(random, 7 * BLOCK + 100);
+    String path = "s3://lake/length/snap-1.avro";
+    write(plain, path, data);
+
+    store().reset();
+    InputFile file = io.newInputFile(path);
+    byte[] read = new byte[data.length];
+    try (SeekableInputStream in = file.newStream()) {
+      assertThat(file.getLength()).isEqualTo(data.length);
+      // Avro stops at the length it was told: no read returns -1
+      int done = 0;
+      while (done < read.length) {
+        done += in.read(read, done, Math.min(3000, read.length - done));
+      }
+    }
+    assertThat(read).isEqualTo(data);
+    assertThat(store().heads()).isEqualTo(1);
+    assertThat(store().gets()).isEqualTo(1);
+
+    store().reset();
+    InputFile again = io.newInputFile(path);
+    try (SeekableInputStream in = again.newStream()) {
+      assertThat(again.getLength()).isEqualTo(data.length);
+      in.seek(data.length - 10);
+      assertThat(in.readNBytes(10)).isEqualTo(Arrays.copyOfRange(data, data.length - 10, data.length));
+    }
+    assertThat(store().heads()).isZero();
+    assertThat(store().gets()).isZero();
+  }
+
+  /** A read that stops short of the end, or jumps, caches nothing: the next open reads through the delegate again, and right. */
+  @Test
+  void aFileNotReadWholeInOrderIsNotKept() throws IOException {
+    byte[] data = randomBytes(random, 9 * BLOCK);
+    String shortRead = "s3://lake/length/short.metadata.json";
+    String jumped = "s3://lake/length/jumped.metadata.json";
+    write(plain, shortRead, data);
+    write(plain, jumped, data);
+    try (SeekableInputStream in = io.newInputFile(shortRead).newStream()) {
+      assertThat(in.readNBytes(4 * BLOCK)).isEqualTo(Arrays.copyOf(data, 4 * BLOCK));
+    }
+    try (SeekableInputStream in = io.newInputFile(jumped).newStream()) {
+      in.seek(BLOCK);
+      assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, BLOCK, data.length));
+    }
+
+    store().reset();
+    assertThat(readAll(io.newInputFile(shortRead))).isEqualTo(data);
+    assertThat(readAll(io.newInputFile(jumped))).isEqualTo(data);
+    assertThat(store().gets()).isEqualTo(2);
+    assertThat(store().heads()).isZero();
+  }
+
+  /**
+   * A Hadoop table dropped and created again at its location writes {@code v1.metadata.json} again, through
+   * Hadoop: the numbered metadata files and the version hint are read from the store every time, so the
+   * new table is read whatever the old one's length was.
+   */
+  @Test
+  void theNamesHadoopTablesWriteAgainAreAlwaysReadFromTheStore() {
+    String metadata = "s3://lake/hadoop/db/t/metadata/v1.metadata.json";
+    String hint = "s3://lake/hadoop/db/t/metadata/version-hint.text";
+    byte[] first = randomBytes(random, 3 * BLOCK);
+    write(plain, metadata, first);
+    write(plain, hint, "1".getBytes(UTF_8));
+    assertThat(readAll(io.newInputFile(metadata))).isEqualTo(first);
+    assertThat(readAll(io.newInputFile(metadata, first.length))).isEqualTo(first);
+    assertThat(readAll(io.newInputFile(hint))).containsExactly('1');
+
+    for (byte[] again : List.of(randomBytes(random, 5 * BLOCK + 3), randomBytes(random, 5 * BLOCK + 3))) {
+      plain.deleteFile(metadata);
+      write(plain, metadata, again);
+      write(plain, hint, "12".getBytes(UTF_8));
+      store().reset();
+      assertThat(readAll(io.newInputFile(metadata))).isEqualTo(again);
+      assertThat(readAll(io.newInputFile(metadata, again.length))).isEqualTo(again);
+      assertThat(readAll(io.newInputFile(hint))).containsExactly('1', '2');
+      assertThat(store().gets()).as("each read from the store").isEqualTo(3);
+    }
+    for (String name : List.of("v1.metadata.json", "v12.gz.metadata.json", "v3.metadata.json.gz", "version-hint.text")) {
+      assertThat(CachingFileIO.writtenAgain("s3://b/t/metadata/" + name)).as(name).isTrue();
+    }
+    for (String name : List.of("00001-6f5c2b1e-8d1a-4d5e-9a43-3c2f1b0e7d11.metadata.json", "snap-1-1-6f5c2b1e.avro", "6f5c2b1e-m0.avro",
+        "v1.metadata.json.bak", "00000-0-6f5c2b1e-00001.parquet")) {
+      assertThat(CachingFileIO.writtenAgain("s3://b/t/metadata/" + name)).as(name).isFalse();
+    }
   }
 
   @Test

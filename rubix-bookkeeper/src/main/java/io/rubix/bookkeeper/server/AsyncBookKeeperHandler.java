@@ -128,6 +128,11 @@ public final class AsyncBookKeeperHandler implements BookKeeperService.AsyncIfac
   }
 
   @Override
+  public void immutableLength(String path, AsyncMethodCallback<Long> callback) {
+    answer(callback, () -> handler.immutableLength(path));
+  }
+
+  @Override
   public void usage(AsyncMethodCallback<TCacheUsage> callback) {
     answer(callback, handler::usage);
   }

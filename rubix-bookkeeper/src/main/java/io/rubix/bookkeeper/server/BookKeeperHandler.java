@@ -129,6 +129,11 @@ public final class BookKeeperHandler implements BookKeeperService.Iface {
   }
 
   @Override
+  public long immutableLength(String path) throws TCacheException {
+    return guard("immutableLength", () -> service.immutableLength(requireNonNull(path, "path is null")));
+  }
+
+  @Override
   public TCacheUsage usage() throws TCacheException {
     return guard("usage", () -> ThriftCodec.toThrift(service.usage()));
   }

@@ -181,6 +181,11 @@ public final class BookKeeperClient implements CacheMetadataService, CacheAdmini
   }
 
   @Override
+  public long immutableLength(String path) throws IOException {
+    return call(c -> c.immutableLength(path));
+  }
+
+  @Override
   public CacheUsage usage() throws IOException {
     return ThriftCodec.fromThrift(call(BookKeeperService.Client::usage));
   }

@@ -106,6 +106,26 @@ final class Administration {
     return dropped.size();
   }
 
+  /** {@link io.rubix.spi.metadata.CacheMetadataService#immutableLength}. */
+  long immutableLength(String path) {
+    long length = -1;
+    state.lock.lock();
+    try {
+      for (CachedObject object : state.objects.at(path)) {
+        ObjectVersion version = object.version;
+        if (version.modificationTime() == 0 && version.etag().isEmpty() && !object.published.isEmpty()) {
+          if (length >= 0) {
+            return -1;
+          }
+          length = version.length();
+        }
+      }
+    } finally {
+      state.lock.unlock();
+    }
+    return length;
+  }
+
   /** The {@code limit} (at most {@link CacheAdministration#MAX_TOP_FILES}) versions charged the most bytes, largest first. */
   List<CachedFile> topFiles(int limit) {
     if (limit <= 0) {

@@ -268,6 +268,11 @@ public final class InProcessMetadataService implements CacheMetadataService, Cac
   }
 
   @Override
+  public long immutableLength(String path) {
+    return administration.immutableLength(path);
+  }
+
+  @Override
   public List<CachedFile> topFiles(int limit) {
     return administration.topFiles(limit);
   }

@@ -58,6 +58,11 @@ final class ObjectTable {
     byPath.computeIfAbsent(object.version.path(), path -> new ArrayList<>(1)).add(object);
   }
 
+  /** The live objects whose path is {@code path}; the caller must not change the list. */
+  List<CachedObject> at(String path) {
+    return byPath.getOrDefault(path, List.of());
+  }
+
   /**
    * The live objects whose path is {@code path} or lies under it ({@code path} as a directory: a path
    * that continues it after a {@code /}); not {@code path2}, a sibling that only starts with its name.

@@ -201,6 +201,32 @@ class InProcessMetadataServiceTest {
     }
   }
 
+  /** A path's length is told only from its one version without time and ETag that has a block cached. */
+  @Test
+  void theImmutableLengthIsThatOfTheOneVersionWithoutTimeAndEtagHoldingABlock() throws Exception {
+    try (InProcessMetadataService service = service(20L * (BLOCK + OBJECT))) {
+      String path = "s3://lake/t/metadata/v1.metadata.json";
+      assertThat(service.immutableLength(path)).as("nothing cached").isEqualTo(-1);
+      ObjectVersion immutable = new ObjectVersion(path, 2L * BLOCK + 7, 0, "");
+      BlockRange granted = service.acquire(immutable, 0, 1);
+      assertThat(service.immutableLength(path)).as("granted, not committed").isEqualTo(-1);
+      commitAll(service, granted);
+      assertThat(service.immutableLength(path)).isEqualTo(2L * BLOCK + 7);
+      commitAll(service, service.acquire(new ObjectVersion(path, 9L * BLOCK, 5, "etag"), 0, 1));
+      assertThat(service.immutableLength(path)).as("a version with a time and an ETag is another kind").isEqualTo(2L * BLOCK + 7);
+      assertThat(service.immutableLength(path + ".bak")).as("another path").isEqualTo(-1);
+      assertThat(service.immutableLength("s3://lake/t/metadata")).as("a directory of it").isEqualTo(-1);
+
+      ObjectVersion other = new ObjectVersion(path, 3L * BLOCK, 0, "");
+      commitAll(service, service.acquire(other, 0, 1));
+      assertThat(service.immutableLength(path)).as("two lengths: the cache cannot tell").isEqualTo(-1);
+      service.invalidate(other);
+      assertThat(service.immutableLength(path)).isEqualTo(2L * BLOCK + 7);
+      service.invalidatePath("s3://lake/t");
+      assertThat(service.immutableLength(path)).isEqualTo(-1);
+    }
+  }
+
   @Test
   void objectsBeingFetchedAreNotEvicted() throws Exception {
     try (InProcessMetadataService service = service(2L * (BLOCK + OBJECT))) {

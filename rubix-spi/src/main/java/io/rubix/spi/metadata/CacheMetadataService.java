@@ -107,6 +107,15 @@ public interface CacheMetadataService extends Closeable {
    */
   int invalidatePath(String path) throws IOException;
 
+  /**
+   * The length of the one cached version of {@code path} that has no modification time and no ETag (how
+   * readers that trust a path never to be rewritten know a file: Iceberg's files, paths with
+   * {@code immutable} freshness), if at least one of its blocks is cached; -1 when there is no such
+   * version, or more than one. Lets such a reader open a file it knows only by its path without asking
+   * the store for the length.
+   */
+  long immutableLength(String path) throws IOException;
+
   /** Space used and reserved on each cache disk. */
   CacheUsage usage() throws IOException;
 

@@ -79,6 +79,11 @@ public final class CountingMetadataService implements CacheMetadataService {
   }
 
   @Override
+  public long immutableLength(String path) throws IOException {
+    return delegate.immutableLength(path);
+  }
+
+  @Override
   public CacheUsage usage() throws IOException {
     return delegate.usage();
   }
