@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.rubix.core.CacheEngine;
 import io.rubix.core.read.session.Source;
 import io.rubix.spi.ObjectVersion;
+import java.io.IOException;
 import org.apache.iceberg.hadoop.HadoopInputFile;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.SeekableInputStream;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * the delegate alone would read it (S3FileIO: no HEAD), and cached from what that stream read once its
  * reader has read it all ({@link LearningInputStream}): the next open of the location, in this JVM or
  * another of the node, asks the store nothing. {@link #getLength()} asks the delegate (a HEAD on object
- * stores) only when neither the cache nor a finished read knows the length.
+ * stores) only when neither the cache nor a read knows the length: a reader that opens the stream and then
+ * asks the length (Avro readers of manifest lists) has the stream read to its end in memory instead.
  *
  * <p>The version has no modification time and no ETag, as the Hadoop file systems' versions of paths with
  * {@code immutable} freshness: a caching Hadoop file system reading the same path (same scheme) with
@@ -42,6 +44,8 @@ final class CachingInputFile implements InputFile {
    * both ask, and get the same answer.
    */
   private volatile long length;
+  /** The delegate's stream this file opened last while its length was unknown, which can read to the end for it. */
+  private volatile LearningInputStream opened;
 
   CachingInputFile(CacheEngine engine, InputFile delegate, long length) {
     this.engine = requireNonNull(engine, "engine is null");
@@ -53,10 +57,27 @@ final class CachingInputFile implements InputFile {
   public long getLength() {
     long known = cachedLength();
     if (known < 0) {
-      known = delegate.getLength();
-      length = known;
+      known = readWhole();
     }
+    if (known < 0) {
+      known = delegate.getLength();
+    }
+    length = known;
     return known;
+  }
+
+  /** The length from the end of the delegate's stream this file opened last (see {@link LearningInputStream#readWhole()}), or -1. */
+  private long readWhole() {
+    LearningInputStream stream = opened;
+    if (stream == null) {
+      return -1;
+    }
+    try {
+      return stream.readWhole();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Could not read {} to its end for its length; asking the store", delegate.location(), e);
+      return -1;
+    }
   }
 
   /** The length given, learned, or of the version the cache holds; negative when none of them knows it. */
@@ -73,7 +94,9 @@ final class CachingInputFile implements InputFile {
   public SeekableInputStream newStream() {
     long known = cachedLength();
     if (known < 0) {
-      return new LearningInputStream(this, delegate.newStream(), () -> length, this::learned);
+      LearningInputStream stream = new LearningInputStream(this, delegate.newStream(), () -> length, this::learned);
+      opened = stream;
+      return stream;
     }
     ObjectVersion version = new ObjectVersion(delegate.location(), known, 0, "");
     return new CachingSeekableInputStream(engine.open(version, source(known)));

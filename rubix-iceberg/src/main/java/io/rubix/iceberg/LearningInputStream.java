@@ -2,6 +2,7 @@ package io.rubix.iceberg;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.function.LongSupplier;
@@ -17,8 +18,11 @@ import org.apache.iceberg.io.SeekableInputStream;
  * elsewhere, or a file longer than {@link #MAX_COPY}, ends the copy; the reader never notices.
  *
  * <p>The end of the file is known when a read returns -1, when the reader's position reaches the length
- * {@code knownLength} tells (Avro readers ask it), or, on close, when one more read of the delegate's
- * stream returns -1: readers that stop at the end of what they parse (JSON) seldom read to -1 themselves.
+ * {@code knownLength} tells, or, on close, when one more read of the delegate's stream returns -1:
+ * readers that stop at the end of what they parse (JSON) seldom read to -1 themselves. A reader that
+ * needs the length before it reads (Avro: manifest lists) gets it from {@link #readWhole()}, which reads
+ * the rest of the delegate's stream into memory, so the length costs no HEAD; the reader's reads are then
+ * served from that copy.
  */
 final class LearningInputStream extends SeekableInputStream implements RangeReadable {
   /** The most bytes a stream copies: metadata and manifest lists are smaller; a larger file is not worth the heap. */
@@ -38,6 +42,10 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
   /** The bytes read from the start, {@code copy[0, copied)}; null once the copy is given up or handed over. */
   private byte[] copy = new byte[0];
   private int copied;
+  /** The whole file, once {@link #readWhole()} read it, {@code whole[0, copied)}: every read is then served from it. */
+  private byte[] whole;
+  /** The reader's position while it reads {@link #whole}. */
+  private int position;
 
   /**
    * @param file the file, asked its length only by {@link #readTail} on a delegate stream without one
@@ -56,13 +64,46 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
     this.maxCopy = maxCopy;
   }
 
-  @Override
-  public long getPos() throws IOException {
-    return in.getPos();
+  /**
+   * The file's length, read to its end into memory from where the reader is (who has read only from the
+   * start, in order): the length, or -1 when this stream cannot tell it so (the reader jumped, the file
+   * is longer than the copy may be; the delegate's stream is then put back where the reader is).
+   */
+  synchronized long readWhole() throws IOException {
+    if (whole != null) {
+      return copied;
+    }
+    if (copy == null) {
+      return -1;
+    }
+    int reader = copied;
+    byte[] buffer = new byte[64 << 10];
+    for (int n = in.read(buffer, 0, buffer.length); n >= 0; n = in.read(buffer, 0, buffer.length)) {
+      if (!copy(buffer, 0, n)) {
+        in.seek(reader);
+        return -1;
+      }
+    }
+    whole = copy;
+    position = reader;
+    ended();
+    return copied;
   }
 
   @Override
-  public void seek(long newPos) throws IOException {
+  public synchronized long getPos() throws IOException {
+    return whole != null ? position : in.getPos();
+  }
+
+  @Override
+  public synchronized void seek(long newPos) throws IOException {
+    if (whole != null) {
+      if (newPos < 0 || newPos > copied) {
+        throw new EOFException("Cannot seek " + file.location() + " to " + newPos + ": it is " + copied + " bytes long");
+      }
+      position = (int) newPos;
+      return;
+    }
     if (copy != null && newPos != copied) {
       copy = null;
     }
@@ -70,78 +111,108 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
   }
 
   @Override
-  public int read() throws IOException {
+  public synchronized int read() throws IOException {
+    if (whole != null) {
+      return position < copied ? whole[position++] & 0xff : -1;
+    }
     int b = in.read();
     if (b < 0) {
       ended();
     } else if (copy != null) {
-      append(new byte[] {(byte) b}, 0, 1);
+      appended(copy(new byte[] {(byte) b}, 0, 1));
     }
     return b;
   }
 
   @Override
-  public int read(byte[] buffer, int offset, int length) throws IOException {
+  public synchronized int read(byte[] buffer, int offset, int length) throws IOException {
+    if (whole != null) {
+      if (length == 0) {
+        return 0;
+      }
+      if (position >= copied) {
+        return -1;
+      }
+      int n = Math.min(length, copied - position);
+      System.arraycopy(whole, position, buffer, offset, n);
+      position += n;
+      return n;
+    }
     int n = in.read(buffer, offset, length);
     if (n < 0) {
       ended();
     } else if (copy != null) {
-      append(buffer, offset, n);
+      appended(copy(buffer, offset, n));
     }
     return n;
   }
 
   @Override
-  public int available() throws IOException {
-    return in.available();
+  public synchronized int available() throws IOException {
+    return whole != null ? copied - position : in.available();
   }
 
-  private void append(byte[] buffer, int offset, int length) {
+  /** Adds {@code buffer[offset, offset + length)} to the copy; false, and the copy given up, when it would grow past the most it may. */
+  private boolean copy(byte[] buffer, int offset, int length) {
     if (copied + length > maxCopy) {
       copy = null;
-      return;
+      return false;
     }
     if (copied + length > copy.length) {
       copy = Arrays.copyOf(copy, Math.min(maxCopy, Math.max(copied + length, Math.max(64 << 10, 2 * copy.length))));
     }
     System.arraycopy(buffer, offset, copy, copied, length);
     copied += length;
-    if (copied == knownLength.getAsLong()) {
+    return true;
+  }
+
+  /** After a read added to the copy: the file ends here if that is the length someone learned. */
+  private void appended(boolean copying) {
+    if (copying && copied == knownLength.getAsLong()) {
       ended();
     }
   }
 
   /** The file ends where the copy does: hands it over, once (an empty file has nothing worth keeping). */
   private void ended() {
-    byte[] whole = copy;
+    byte[] all = copy;
     copy = null;
-    if (whole != null && copied > 0) {
-      learned.learned(whole, copied);
+    if (all != null && copied > 0) {
+      learned.learned(all, copied);
     }
   }
 
   /** The delegate's positioned read where its stream has one (one ranged GET), else a seek and read that puts the position back. */
   @Override
   public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
-    if (in instanceof RangeReadable ranged) {
-      ranged.readFully(position, buffer, offset, length);
-      return;
-    }
     synchronized (this) {
-      long back = in.getPos();
-      in.seek(position);
-      try {
-        InputFileSource.readFully(in, file.location(), position, buffer, offset, length);
-      } finally {
-        in.seek(back);
+      if (whole != null) {
+        if (position < 0 || position + length > copied) {
+          throw new EOFException("Reading " + file.location() + " [" + position + ", +" + length + "): it is " + copied + " bytes long");
+        }
+        System.arraycopy(whole, (int) position, buffer, offset, length);
+        return;
+      }
+      if (!(in instanceof RangeReadable)) {
+        long back = in.getPos();
+        in.seek(position);
+        try {
+          InputFileSource.readFully(in, file.location(), position, buffer, offset, length);
+        } finally {
+          in.seek(back);
+        }
+        return;
       }
     }
+    ((RangeReadable) in).readFully(position, buffer, offset, length);
   }
 
   @Override
   public int readTail(byte[] buffer, int offset, int length) throws IOException {
-    if (in instanceof RangeReadable ranged) {
-      return ranged.readTail(buffer, offset, length);
+    synchronized (this) {
+      if (whole == null && in instanceof RangeReadable ranged) {
+        return ranged.readTail(buffer, offset, length);
+      }
     }
     long fileLength = file.getLength();
     int n = (int) Math.min(length, fileLength);
@@ -155,7 +226,7 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
    * is already there: no request).
    */
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
     try {
       if (copy != null && copied > 0 && in.getPos() == copied && in.read() < 0) {
         ended();

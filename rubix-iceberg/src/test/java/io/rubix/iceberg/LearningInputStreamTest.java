@@ -115,6 +115,44 @@ class LearningInputStreamTest {
     assertThat(handed).singleElement().isEqualTo(data);
   }
 
+  /** The length asked after some reads: the rest read into memory, the reader's reads, seeks and ranges served from it. */
+  @Test
+  void readingWholeForTheLengthServesTheReaderFromMemory() throws IOException {
+    try (LearningInputStream in = open(LearningInputStream.MAX_COPY)) {
+      assertThat(in.readNBytes(100)).isEqualTo(Arrays.copyOf(data, 100));
+      assertThat(in.readWhole()).isEqualTo(data.length);
+      assertThat(handed).singleElement().isEqualTo(data);
+      assertThat(in.getPos()).isEqualTo(100);
+      assertThat(in.readNBytes(200)).isEqualTo(Arrays.copyOfRange(data, 100, 300));
+      byte[] range = new byte[10];
+      in.readFully(40_000, range, 0, range.length);
+      assertThat(range).isEqualTo(Arrays.copyOfRange(data, 40_000, 40_010));
+      in.seek(7);
+      assertThat(in.read()).isEqualTo(data[7] & 0xff);
+      assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 8, data.length));
+      assertThat(in.read()).isEqualTo(-1);
+      assertThat(in.readWhole()).isEqualTo(data.length);
+    }
+    assertThat(handed).hasSize(1);
+  }
+
+  /** Longer than the copy may be, or read out of order: no length, and the reader goes on where it was, through the delegate. */
+  @Test
+  void aFileThatCannotBeReadWholeLeavesTheReaderWhereItWas() throws IOException {
+    try (LearningInputStream in = open(data.length - 1)) {
+      assertThat(in.readNBytes(100)).isEqualTo(Arrays.copyOf(data, 100));
+      assertThat(in.readWhole()).isEqualTo(-1);
+      assertThat(in.getPos()).isEqualTo(100);
+      assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 100, data.length));
+    }
+    try (LearningInputStream in = open(LearningInputStream.MAX_COPY)) {
+      in.seek(500);
+      assertThat(in.readWhole()).isEqualTo(-1);
+      assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 500, data.length));
+    }
+    assertThat(handed).isEmpty();
+  }
+
   @Test
   void anEmptyFileIsNeverHandedOver() throws IOException {
     InputFile empty = new InMemoryInputFile("mem://table/empty", new byte[0]);

@@ -43,7 +43,8 @@ enum BenchmarkConfiguration {
       "rubix.cache.rule.spark_parts.paths", "/**/part-*",
       "rubix.cache.rule.spark_parts.freshness", "immutable")),
   // Iceberg only: the FileIO of the JDBC catalog is S3FileIO (the AWS SDK, no Hadoop file system), bare or inside RubiX's CachingFileIO
-  ICEBERG_S3FILEIO("iceberg-s3fileio", "Iceberg's S3FileIO, direct (no cache): the catalog's io-impl", Kind.DIRECT, IcebergIo.S3_FILE_IO, Map.of(
+  ICEBERG_S3FILEIO("iceberg-s3fileio", "Iceberg's S3FileIO, direct (no cache): the catalog's io-impl, a new catalog before every query"
+      + " (as rubix-fileio-cold)", Kind.DIRECT, IcebergIo.S3_FILE_IO, Map.of(
       "fs.s3a.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem")),
   RUBIX_FILEIO_COLD("rubix-fileio-cold", "Iceberg through RubiX's CachingFileIO over S3FileIO, a new catalog over an empty cache before every"
       + " query", Kind.RUBIX, IcebergIo.CACHING_FILE_IO, Map.of(
@@ -124,6 +125,14 @@ enum BenchmarkConfiguration {
           + " the same data files' rows as Parquet on local disk";
     }
     return null;
+  }
+
+  /**
+   * Whether every timed query reads the Iceberg tables through a new catalog, which loads each table's metadata again:
+   * rubix-fileio-cold's way to an empty cache (see ConfigurationRun), and so also the S3FileIO it is measured against.
+   */
+  boolean newIcebergCatalogPerQuery() {
+    return this == ICEBERG_S3FILEIO || this == RUBIX_FILEIO_COLD;
   }
 
   /** Whether the cache is emptied before every timed query. */

@@ -23,6 +23,8 @@ import java.util.function.ToLongFunction;
  *   <li>Over Iceberg and Delta tables, a cold pass fetches at most {@value #COLD_BYTES_LIMIT}x the bytes
  *       of the same route read directly: rubix-fileio-cold against iceberg-s3fileio, rubix-cold against
  *       s3a-classic (or s3a-analytics when classic did not run).
+ *   <li>Over Iceberg tables, a cold pass through CachingFileIO sends no more GETs and no more HEADs than
+ *       S3FileIO alone (both load every table's metadata again for each query).
  * </ul>
  */
 final class Checks {
@@ -73,6 +75,8 @@ final class Checks {
     }
     if (format.openTable()) {
       coldBytes(BenchmarkConfiguration.RUBIX_FILEIO_COLD, List.of(BenchmarkConfiguration.ICEBERG_S3FILEIO));
+      noMore(BenchmarkConfiguration.RUBIX_FILEIO_COLD, BenchmarkConfiguration.ICEBERG_S3FILEIO, "GETs", Iteration::gets);
+      noMore(BenchmarkConfiguration.RUBIX_FILEIO_COLD, BenchmarkConfiguration.ICEBERG_S3FILEIO, "HEADs", Iteration::heads);
       coldBytes(BenchmarkConfiguration.RUBIX_COLD, List.of(BenchmarkConfiguration.S3A_CLASSIC, BenchmarkConfiguration.S3A_ANALYTICS));
     }
   }
@@ -111,6 +115,20 @@ final class Checks {
     double ratio = (double) coldBytes / directBytes;
     verdict(String.format(Locale.ROOT, "%s bytes from S3 <= %.1fx %s's: %.2f MB vs %.2f MB, %.2fx", cold.label(), COLD_BYTES_LIMIT,
         direct.label(), coldBytes / 1e6, directBytes / 1e6, ratio), ratio <= COLD_BYTES_LIMIT);
+  }
+
+  /** {@code cold}'s median {@code what} per pass is at most {@code direct}'s, when both ran and were counted. */
+  private void noMore(BenchmarkConfiguration cold, BenchmarkConfiguration direct, String what, ToLongFunction<Iteration> counter) {
+    if (!options.configurations().contains(cold) || !options.configurations().contains(direct)) {
+      return;
+    }
+    long mine = report.served(cold, counter).median();
+    long theirs = report.served(direct, counter).median();
+    if (mine < 0 || theirs < 0) {
+      out.println("Check skipped: " + cold.label() + "'s " + what + " against " + direct.label() + "'s: not counted");
+      return;
+    }
+    verdict(String.format(Locale.ROOT, "%s %s per pass <= %s's: %d vs %d", cold.label(), what, direct.label(), mine, theirs), mine <= theirs);
   }
 
   private void verdict(String check, boolean passed) {

@@ -45,9 +45,9 @@ public final class ConfigurationRun {
   private final Path cacheDir;
   private final S3ServerControl control;
   private SparkSession spark;
-  /** The Iceberg catalogs rubix-fileio-cold made so far, one per timed query. */
+  /** The Iceberg catalogs made so far, one per timed query (rubix-fileio-cold, iceberg-s3fileio). */
   private int freshCatalogs;
-  /** Each Iceberg table's current metadata file, for rubix-fileio-cold's new catalogs. */
+  /** Each Iceberg table's current metadata file, for the new catalogs. */
   private final Map<String, String> metadataLocations = new LinkedHashMap<>();
 
   ConfigurationRun(RunSpec spec, PrintStream out) {
@@ -130,7 +130,7 @@ public final class ConfigurationRun {
     } else if (configuration.direct()) {
       newFileSystems();
     }
-    if (configuration == BenchmarkConfiguration.RUBIX_FILEIO_COLD) {
+    if (configuration.newIcebergCatalogPerQuery()) {
       freshIcebergCatalog();
     }
     if (control != null) {
@@ -161,7 +161,8 @@ public final class ConfigurationRun {
    * rubix-fileio-cold's empty cache: CachingFileIO's cache engine is shared by every FileIO of the same settings in the JVM and held
    * by the copies Spark's tasks deserialize, which nobody closes, so it cannot be emptied under them. Instead every timed query gets
    * a new Iceberg catalog whose cache directory is new and empty (another setting, so another engine), and the views are registered
-   * anew over its tables: a new reader with an empty cache, which also loads each table's metadata again. The catalogs are in the
+   * anew over its tables: a new reader with an empty cache, which also loads each table's metadata again. iceberg-s3fileio, which
+   * it is measured against, gets new catalogs the same way, so that both load the same metadata per query. The catalogs are in the
    * session's settings from its start (Spark 4.0 did not resolve a catalog set with {@code spark.conf().set} later).
    */
   private void freshIcebergCatalog() throws IOException {
@@ -281,7 +282,7 @@ public final class ConfigurationRun {
     }
     if (spec.format() == TableFormat.ICEBERG) {
       icebergCatalogSettings(OpenTables.ICEBERG_CATALOG, cacheDir.resolve("fileio").toString()).forEach(builder::config);
-      if (configuration == BenchmarkConfiguration.RUBIX_FILEIO_COLD) {
+      if (configuration.newIcebergCatalogPerQuery()) {
         for (int n = 1; n <= spec.queries().size() * spec.iterations(); n++) {
           // a database of its own: sqlite lets one connection write while another catalog's holds the main database
           OpenTables.icebergCatalog(freshCatalog(n), "jdbc:sqlite:" + freshCacheDir(n).resolveSibling("catalog-" + n + ".db"),
