@@ -234,7 +234,9 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
     } catch (IOException | RuntimeException e) {
       copy = null;
     } finally {
+      // the file may outlive its stream (Iceberg keeps a snapshot's manifest list file): nothing of the bytes stays with it
       copy = null;
+      whole = null;
       in.close();
     }
   }

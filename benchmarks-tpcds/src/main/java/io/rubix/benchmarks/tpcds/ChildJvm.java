@@ -15,8 +15,8 @@ import org.apache.spark.launcher.JavaModuleOptions;
 
 /**
  * Runs one {@link ConfigurationRun} in a fresh JVM with this JVM's classpath: the module options Spark's
- * launcher gives a JVM, this JVM's heap and {@code -XX} options, and its {@code -Drubix.*} tuning
- * properties. The spec goes to the child's stdin, its stdout lines are copied to {@code out}, its
+ * launcher gives a JVM, this JVM's heap and {@code -XX} options, and its {@code -Drubix.*} and
+ * {@code -Dspark.*} settings. The spec goes to the child's stdin, its stdout lines are copied to {@code out}, its
  * stderr goes to a log file; a child that exits with anything but 0 fails the run with the end of
  * that log.
  */
@@ -64,11 +64,22 @@ final class ChildJvm {
     List<String> options = new ArrayList<>(List.of(JavaModuleOptions.defaultModuleOptionArray()));
     for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (argument.startsWith("-Xmx") || argument.startsWith("-Xms") || argument.startsWith("-Xss")
-          || (argument.startsWith("-XX:") && !options.contains(argument)) || argument.startsWith("-Drubix.")) {
+          || (argument.startsWith("-XX:") && !options.contains(argument))) {
         options.add(argument);
       }
     }
+    options.addAll(settings());
     return options;
+  }
+
+  /**
+   * This JVM's {@code -Drubix.*} and {@code -Dspark.*} options, which every configuration's JVM gets: RubiX's settings, and Spark's
+   * (a SparkConf starts from the JVM's {@code spark.*} properties; what a configuration sets itself wins).
+   */
+  static List<String> settings() {
+    return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(argument -> argument.startsWith("-Drubix.") || argument.startsWith("-Dspark."))
+        .toList();
   }
 
   private static String tail(Path log) throws IOException {

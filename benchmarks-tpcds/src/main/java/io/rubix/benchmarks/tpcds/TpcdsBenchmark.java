@@ -140,7 +140,8 @@ public final class TpcdsBenchmark {
           + " compare medians with " + baseline.label() + ".\n"
           + "Spark local[2], " + Runtime.getRuntime().availableProcessors() + " cores; each configuration in a fresh JVM, run in this order"
           + " (--seed " + seed + "): " + String.join(", ", order.stream().map(BenchmarkConfiguration::label).toList())
-          + "; answers compared with " + reference.label() + ".\n";
+          + "; answers compared with " + reference.label() + ".\n"
+          + (ChildJvm.settings().isEmpty() ? "" : "Settings of every configuration's JVM: " + String.join(" ", ChildJvm.settings()) + ".\n");
       Report report = new Report(options, reference, baseline, results);
       report.write(dir, header);
       out.println();
