@@ -211,13 +211,9 @@ class HiveTezClusterIT {
   /** What one pass read and from where, from the S3 server, Tez's DAG counters and each node's daemon. */
   private record Pass(String name, List<String> answers, S3ServerControl.Counters s3, Map<String, Long> locality,
       List<DaemonMetrics> before, List<DaemonMetrics> after, long millis) {
-    /** The sum over the nodes of what their readers reported as {@code rubix_engines_<counter>} during the pass. */
+    /** The sum over the nodes of what their readers reported as {@code rubix_engines_<counter>_total} during the pass. */
     long engines(String counter) {
-      long total = 0;
-      for (int i = 0; i < after.size(); i++) {
-        total += after.get(i).get("rubix_engines_" + counter) - before.get(i).get("rubix_engines_" + counter);
-      }
-      return total;
+      return delta("rubix_engines_" + counter + "_total");
     }
 
     long delta(String metric) {
@@ -248,7 +244,7 @@ class HiveTezClusterIT {
           + " %1$sTransferBytesServed=%12$d %1$sPeerFillSourceBytes=%13$d",
           name, millis, s3.gets(), s3.bytes(), locality.getOrDefault("DATA_LOCAL_TASKS", 0L), locality.getOrDefault("RACK_LOCAL_TASKS", 0L),
           locality.getOrDefault("OTHER_LOCAL_TASKS", 0L), local, peer, source, localByteShare(),
-          delta("rubix_transfer_bytes_served"), delta("rubix_peer_fill_source_bytes"));
+          delta("rubix_transfer_served_bytes_total"), delta("rubix_peer_fill_source_bytes_total"));
     }
   }
 
