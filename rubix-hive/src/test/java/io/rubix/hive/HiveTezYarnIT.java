@@ -89,7 +89,7 @@ class HiveTezYarnIT {
     List<Path> yarnClasspath = Stream.concat(Stream.of(TestClasspaths.testClasses()),
         tez.stream().filter(jar -> !jar.toString().contains("/org/apache/hive/"))).toList();
     yarn = MiniYarnProcess.start(temp.resolve("yarn"), yarnClasspath,
-        containerClasspath, conf.resolve("yarn-site.xml"), List.of(MiniYarnProcess.siteLocalAddress()), Duration.ofMinutes(2));
+        containerClasspath, conf.resolve("yarn-site.xml"), List.of(MiniYarnProcess.siteLocalAddress()), Map.of(), Duration.ofMinutes(2));
     System.err.println("yarn: started after " + millisSince(started) + " ms, ResourceManager " + yarn.resourceManager());
 
     daemon = BookKeeperDaemon.start(Path.of(System.getProperty("rubix.bookkeeper.dist")), temp.resolve("bookkeeper"),
