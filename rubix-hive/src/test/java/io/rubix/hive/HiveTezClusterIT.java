@@ -52,9 +52,9 @@ import org.junit.jupiter.api.io.TempDir;
  * S3. With the two Tez keys docs/hive.md names ({@code tez.grouping.node.local.only}, {@code
  * tez.am.container.reuse.rack-fallback.enabled=false}) and the Capacity Scheduler's delay scheduling
  * (its two keys in the ResourceManager's capacity-scheduler.xml) each map task reads one owner's
- * splits on that owner's node; a last warm pass without the Tez keys shows what Tez does as it comes. Figures go to stderr
- * as one {@code hive tez cluster:} line of key=value pairs. Opt-in with {@link HiveTezYarnIT}:
- * {@code -Phive-tez}.
+ * splits on that owner's node; a last warm pass without the Tez keys shows what Tez does as it
+ * comes. Figures go to stderr as one {@code hive tez cluster:} line of key=value pairs. Opt-in with
+ * {@link HiveTezYarnIT}: {@code -Phive-tez}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HiveTezClusterIT {
