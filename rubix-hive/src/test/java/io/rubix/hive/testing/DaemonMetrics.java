@@ -46,8 +46,16 @@ public final class DaemonMetrics {
     return new DaemonMetrics(values);
   }
 
-  /** The metric's value (summed over its labels), 0 when the daemon does not export it. */
+  /**
+   * The metric's value (summed over its labels), by its name on {@code /metrics} (counters end in
+   * {@code _total}); a name the daemon does not export fails rather than reading as 0, which would
+   * pass for "nothing counted".
+   */
   public long get(String name) {
-    return values.getOrDefault(name, 0.0).longValue();
+    Double value = values.get(name);
+    if (value == null) {
+      throw new IllegalArgumentException("The daemon exports no metric " + name);
+    }
+    return value.longValue();
   }
 }

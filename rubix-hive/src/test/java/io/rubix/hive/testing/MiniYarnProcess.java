@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -65,9 +66,10 @@ public final class MiniYarnProcess implements AutoCloseable {
    * @param containerClasspath {@code yarn.application.classpath}: what every container finds on its classpath
    * @param yarnSite where to write the cluster's client configuration
    * @param nodes the address of each NodeManager (its {@code yarn.nodemanager.address} host), distinct
+   * @param capacityScheduler what the cluster's capacity-scheduler.xml sets besides its one queue
    */
   public static MiniYarnProcess start(Path dir, List<Path> classpath, List<Path> containerClasspath, Path yarnSite,
-      List<String> nodes, Duration timeout) throws IOException {
+      List<String> nodes, Map<String, String> capacityScheduler, Duration timeout) throws IOException {
     requireNonNull(classpath, "classpath is null");
     if (nodes.isEmpty() || Set.copyOf(nodes).size() != nodes.size()) {
       throw new IllegalArgumentException("NodeManager addresses must be distinct and at least one: " + nodes);
@@ -86,7 +88,10 @@ public final class MiniYarnProcess implements AutoCloseable {
         ""));
     Path containerClasspathFile = dir.resolve("container-classpath.txt");
     Files.writeString(containerClasspathFile, String.join(",", containerClasspath.stream().map(Path::toString).toList()));
-    Process resourceManagerProcess = java(dir, classpath, "resourcemanager.log", List.of(MiniYarnMain.class.getName(),
+    List<Path> resourceManagerClasspath = new ArrayList<>();
+    resourceManagerClasspath.add(writeSchedulerConf(dir.resolve("resourcemanager-conf"), capacityScheduler));
+    resourceManagerClasspath.addAll(classpath);
+    Process resourceManagerProcess = java(dir, resourceManagerClasspath, "resourcemanager.log", List.of(MiniYarnMain.class.getName(),
         dir.toString(), yarnSite.toString(), containerClasspathFile.toString()));
     List<Process> nodeManagerProcesses = new ArrayList<>();
     try {
@@ -113,6 +118,22 @@ public final class MiniYarnProcess implements AutoCloseable {
       resourceManagerProcess.destroyForcibly();
       throw e;
     }
+  }
+
+  /**
+   * The ResourceManager's capacity-scheduler.xml, first on its classpath as a cluster's configuration
+   * directory is: without it the CapacityScheduler loads the one in hadoop-yarn-server-tests' test jar,
+   * which sets {@code yarn.scheduler.capacity.node-locality-delay=-1} (no delay scheduling: a request
+   * goes rack-local at the first node that heartbeats) where Hadoop's own default is 40.
+   */
+  private static Path writeSchedulerConf(Path confDir, Map<String, String> capacityScheduler) throws IOException {
+    Map<String, String> site = new LinkedHashMap<>();
+    site.put("yarn.scheduler.capacity.root.queues", "default");
+    site.put("yarn.scheduler.capacity.root.default.capacity", "100");
+    site.put("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
+    site.putAll(capacityScheduler);
+    HadoopConfFile.write(Files.createDirectories(confDir).resolve("capacity-scheduler.xml"), site);
+    return confDir;
   }
 
   /** The cluster's yarn-site.xml with one node's address and its own directories. */
