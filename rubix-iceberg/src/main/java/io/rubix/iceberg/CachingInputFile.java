@@ -21,10 +21,11 @@ import org.slf4j.LoggerFactory;
  * <p>Without one (table metadata files, manifest lists), the cache is asked for the length of the file
  * it holds at that location; if it holds none, the file is read through the delegate's own stream, as
  * the delegate alone would read it (S3FileIO: no HEAD), and cached from what that stream read once its
- * reader has read it all ({@link LearningInputStream}): the next open of the location, in this JVM or
- * another of the node, asks the store nothing. {@link #getLength()} asks the delegate (a HEAD on object
- * stores) only when neither the cache nor a read knows the length: a reader that opens the stream and then
- * asks the length (Avro readers of manifest lists) has the stream read to its end in memory instead.
+ * reader has read it all ({@link LearningInputStream}): the next open of the location through the same
+ * cache (this JVM, or another sharing the node's BookKeeper) asks the store nothing. {@link #getLength()}
+ * asks the delegate (a HEAD on object stores) only when neither the cache nor a read knows the length: a
+ * reader that opens the stream and then asks the length (Avro readers of manifest lists) has the stream
+ * read to its end in memory instead.
  *
  * <p>The version has no modification time and no ETag, as the Hadoop file systems' versions of paths with
  * {@code immutable} freshness: a caching Hadoop file system reading the same path (same scheme) with
