@@ -244,8 +244,8 @@ public final class CachingFileIO implements DelegateFileIO, HadoopConfigurable, 
     return delegate;
   }
 
-  /** This JVM's engine for these settings, leased on first use; empty when caching is off. */
-  private synchronized Optional<CacheEngine> engine() {
+  /** This JVM's engine for these settings, leased on first use; empty when caching is off. Package-private for tests. */
+  synchronized Optional<CacheEngine> engine() {
     if (lease == null) {
       lease = SharedEngines.acquire(SharedEngines.settings(properties, getConf()));
     }
