@@ -46,6 +46,8 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
   private byte[] whole;
   /** The reader's position while it reads {@link #whole}. */
   private int position;
+  /** Why the delegate's stream could not be put back where the reader is, after reading ahead; null while it could. */
+  private Exception lost;
 
   /**
    * @param file the file, asked its length only by {@link #readTail} on a delegate stream without one
@@ -78,11 +80,18 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
     }
     int reader = copied;
     byte[] buffer = new byte[64 << 10];
-    for (int n = in.read(buffer, 0, buffer.length); n >= 0; n = in.read(buffer, 0, buffer.length)) {
-      if (!copy(buffer, 0, n)) {
-        in.seek(reader);
-        return -1;
+    try {
+      for (int n = in.read(buffer, 0, buffer.length); n >= 0; n = in.read(buffer, 0, buffer.length)) {
+        if (!copy(buffer, 0, n)) {
+          backTo(reader);
+          return -1;
+        }
       }
+    } catch (IOException | RuntimeException e) {
+      // the delegate's stream is past the reader now: put it back before the reader reads on
+      copy = null;
+      backTo(reader);
+      throw e;
     }
     whole = copy;
     position = reader;
@@ -90,9 +99,32 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
     return copied;
   }
 
+  /**
+   * Puts the delegate's stream back at {@code reader}, where the reader is; if even that fails, the stream
+   * refuses every later read rather than hand the reader bytes from elsewhere.
+   */
+  private void backTo(int reader) throws IOException {
+    try {
+      in.seek(reader);
+    } catch (IOException | RuntimeException e) {
+      lost = e;
+      throw e;
+    }
+  }
+
+  private void checkNotLost() throws IOException {
+    if (lost != null) {
+      throw new IOException("The stream of " + file.location() + " lost its position reading ahead for the length", lost);
+    }
+  }
+
   @Override
   public synchronized long getPos() throws IOException {
-    return whole != null ? position : in.getPos();
+    if (whole != null) {
+      return position;
+    }
+    checkNotLost();
+    return in.getPos();
   }
 
   @Override
@@ -108,6 +140,8 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
       copy = null;
     }
     in.seek(newPos);
+    // the reader said where it is: the stream is where it should be again
+    lost = null;
   }
 
   @Override
@@ -115,6 +149,7 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
     if (whole != null) {
       return position < copied ? whole[position++] & 0xff : -1;
     }
+    checkNotLost();
     int b = in.read();
     if (b < 0) {
       ended();
@@ -138,6 +173,7 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
       position += n;
       return n;
     }
+    checkNotLost();
     int n = in.read(buffer, offset, length);
     if (n < 0) {
       ended();

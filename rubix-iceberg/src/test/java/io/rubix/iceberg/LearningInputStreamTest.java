@@ -2,6 +2,7 @@ package io.rubix.iceberg;
 
 import static io.rubix.iceberg.IcebergFixtures.randomBytes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -151,6 +152,81 @@ class LearningInputStreamTest {
       assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 500, data.length));
     }
     assertThat(handed).isEmpty();
+  }
+
+  /** The delegate's stream fails while the rest is read for the length: the reader goes on from where it was, with the right bytes. */
+  @Test
+  void aFailureReadingWholeLeavesTheReaderWhereItWas() throws IOException {
+    SeekableInputStream failing = new FailingOnce(file.newStream(), 20_000);
+    try (LearningInputStream in = new LearningInputStream(file, failing, () -> knownLength, (copy, length) -> handed.add(copy),
+        LearningInputStream.MAX_COPY)) {
+      assertThat(in.readNBytes(100)).isEqualTo(Arrays.copyOf(data, 100));
+      assertThatThrownBy(in::readWhole).isInstanceOf(IOException.class).hasMessageContaining("injected");
+      assertThat(in.getPos()).isEqualTo(100);
+      assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 100, data.length));
+    }
+    assertThat(handed).isEmpty();
+  }
+
+  /** If the stream cannot even be put back, the reader gets failures, never bytes from elsewhere, until it seeks. */
+  @Test
+  void aStreamThatCannotBePutBackRefusesReadsUntilTheReaderSeeks() throws IOException {
+    FailingOnce failing = new FailingOnce(file.newStream(), 20_000);
+    failing.seeksFailing = 1;
+    try (LearningInputStream in = new LearningInputStream(file, failing, () -> knownLength, (copy, length) -> handed.add(copy),
+        LearningInputStream.MAX_COPY)) {
+      assertThat(in.readNBytes(100)).isEqualTo(Arrays.copyOf(data, 100));
+      assertThatThrownBy(in::readWhole).isInstanceOf(IOException.class);
+      assertThatThrownBy(in::read).isInstanceOf(IOException.class).hasMessageContaining("lost its position");
+      in.seek(100);
+      assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 100, data.length));
+    }
+  }
+
+  /** A stream that fails once, on the first read that would reach past {@code failAt}, and its first {@code seeksFailing} seeks. */
+  private static final class FailingOnce extends SeekableInputStream {
+    private final SeekableInputStream in;
+    private final long failAt;
+    private boolean failed;
+    int seeksFailing;
+
+    FailingOnce(SeekableInputStream in, long failAt) {
+      this.in = in;
+      this.failAt = failAt;
+    }
+
+    @Override
+    public long getPos() throws IOException {
+      return in.getPos();
+    }
+
+    @Override
+    public void seek(long newPos) throws IOException {
+      if (seeksFailing > 0) {
+        seeksFailing--;
+        throw new IOException("injected: cannot seek");
+      }
+      in.seek(newPos);
+    }
+
+    @Override
+    public int read() throws IOException {
+      return in.read();
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      if (!failed && in.getPos() + length > failAt) {
+        failed = true;
+        throw new IOException("injected: the connection dropped");
+      }
+      return in.read(buffer, offset, length);
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
   }
 
   @Test
