@@ -182,7 +182,7 @@ public final class CacheEngine implements Closeable {
   }
 
   /**
-   * The length of the cached version of {@code path} that has no modification time and no ETag
+   * The length of the cached version of {@code path} known by its path and length alone
    * ({@link CacheMetadataService#immutableLength}), or -1 when the cache has none or cannot tell: the
    * caller then asks the store.
    */
@@ -205,8 +205,8 @@ public final class CacheEngine implements Closeable {
     if (bytes.length < version.length()) {
       throw new IllegalArgumentException(bytes.length + " bytes do not hold " + version);
     }
-    int blockSize = config.blockSize();
-    int blocks = (int) ((version.length() + blockSize - 1) / blockSize);
+    int blocks = version.blockCount(config.blockSize());
+    StreamStats counted = new StreamStats(stats);
     Source held = (position, buffer, offset, length) -> {
       if (position + length > version.length()) {
         throw new EOFException(version + " ends before [" + position + ", +" + length + ")");
@@ -215,7 +215,7 @@ public final class CacheEngine implements Closeable {
     };
     try {
       for (int first = 0; first < blocks; first += CacheMetadataService.MAX_BLOCKS_PER_CALL) {
-        filler.fill(version, held, new StreamStats(stats), first, Math.min(blocks, first + CacheMetadataService.MAX_BLOCKS_PER_CALL),
+        filler.fill(version, held, counted, first, Math.min(blocks, first + CacheMetadataService.MAX_BLOCKS_PER_CALL),
             Duration.ZERO);
       }
     } catch (IOException | RuntimeException e) {

@@ -116,7 +116,7 @@ final class StatusTracker {
   /** The version key of the object {@code status} describes, of {@code freshness}. When immutable, the path and length identify it. */
   static ObjectVersion versionOf(Path qualifiedPath, Freshness freshness, FileStatus status) {
     if (freshness == Freshness.IMMUTABLE) {
-      return new ObjectVersion(qualifiedPath.toString(), status.getLen(), 0, "");
+      return ObjectVersion.ofPathAndLength(qualifiedPath.toString(), status.getLen());
     }
     String etag = HadoopApi.etagOf(status);
     if (etag == null) {

@@ -99,8 +99,7 @@ final class CachingInputFile implements InputFile {
       opened = stream;
       return stream;
     }
-    ObjectVersion version = new ObjectVersion(delegate.location(), known, 0, "");
-    return new CachingSeekableInputStream(engine.open(version, source(known)));
+    return new CachingSeekableInputStream(engine.open(ObjectVersion.ofPathAndLength(delegate.location(), known), source(known)));
   }
 
   /** A stream of the delegate read all {@code copy[0, read)}: the file's length, and what to cache of it. */
@@ -111,7 +110,7 @@ final class CachingInputFile implements InputFile {
       return;
     }
     length = read;
-    engine.keep(new ObjectVersion(delegate.location(), read, 0, ""), copy);
+    engine.keep(ObjectVersion.ofPathAndLength(delegate.location(), read), copy);
   }
 
   /** HadoopFileIO's files read with the length known (no HEAD per range), the others through their own streams. */

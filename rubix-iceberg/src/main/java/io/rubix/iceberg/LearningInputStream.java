@@ -46,6 +46,8 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
   private byte[] whole;
   /** The reader's position while it reads {@link #whole}. */
   private int position;
+  /** What a single-byte read adds to the copy, without an array per byte. */
+  private final byte[] oneByte = new byte[1];
   /** Why the delegate's stream could not be put back where the reader is, after reading ahead; null while it could. */
   private Exception lost;
 
@@ -154,7 +156,8 @@ final class LearningInputStream extends SeekableInputStream implements RangeRead
     if (b < 0) {
       ended();
     } else if (copy != null) {
-      appended(copy(new byte[] {(byte) b}, 0, 1));
+      oneByte[0] = (byte) b;
+      appended(copy(oneByte, 0, 1));
     }
     return b;
   }

@@ -24,6 +24,19 @@ public record ObjectVersion(String path, long length, long modificationTime, Str
     }
   }
 
+  /**
+   * The version of an object its readers trust never to be rewritten (paths with {@code immutable}
+   * freshness, Iceberg's files): known by its path and length alone, no modification time, no ETag.
+   */
+  public static ObjectVersion ofPathAndLength(String path, long length) {
+    return new ObjectVersion(path, length, 0, "");
+  }
+
+  /** Whether this version is known by its path and length alone ({@link #ofPathAndLength}). */
+  public boolean byPathAndLength() {
+    return modificationTime == 0 && etag.isEmpty();
+  }
+
   /** The number of blocks of {@code blockSize} bytes that hold this version; the last may be short. */
   public int blockCount(int blockSize) {
     long blocks = (length + blockSize - 1) / blockSize;

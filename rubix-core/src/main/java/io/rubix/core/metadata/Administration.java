@@ -112,12 +112,11 @@ final class Administration {
     state.lock.lock();
     try {
       for (CachedObject object : state.objects.at(path)) {
-        ObjectVersion version = object.version;
-        if (version.modificationTime() == 0 && version.etag().isEmpty() && !object.published.isEmpty()) {
+        if (object.version.byPathAndLength() && !object.published.isEmpty()) {
           if (length >= 0) {
             return -1;
           }
-          length = version.length();
+          length = object.version.length();
         }
       }
     } finally {

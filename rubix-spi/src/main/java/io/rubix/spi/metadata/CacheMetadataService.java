@@ -108,9 +108,9 @@ public interface CacheMetadataService extends Closeable {
   int invalidatePath(String path) throws IOException;
 
   /**
-   * The length of the one cached version of {@code path} that has no modification time and no ETag (how
-   * readers that trust a path never to be rewritten know a file: Iceberg's files, paths with
-   * {@code immutable} freshness), if at least one of its blocks is cached; -1 when there is no such
+   * The length of the one cached version of {@code path} known by its path and length alone
+   * ({@link ObjectVersion#byPathAndLength()}: Iceberg's files, paths with {@code immutable} freshness), if
+   * at least one of its blocks is cached; -1 when there is no such
    * version, or more than one. Lets such a reader open a file it knows only by its path without asking
    * the store for the length.
    */
